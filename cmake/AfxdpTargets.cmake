@@ -1,0 +1,23 @@
+# afxdp_add_test(name SOURCES a.cpp ... LABELS unit|system [LIBS ...])
+# Each test binary links GoogleTest; gtest_discover_tests registers every TEST as its own ctest
+# entry so that `ctest -L unit` and `ctest -L system` run the tiers.
+function(afxdp_add_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LABELS;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main afxdp_warnings)
+  gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" DISCOVERY_TIMEOUT 30)
+  # `cmake --build ... --target unit_tests` builds just the unit tier (used for the TSan run).
+  if("unit" IN_LIST T_LABELS)
+    if(NOT TARGET unit_tests)
+      add_custom_target(unit_tests)
+    endif()
+    add_dependencies(unit_tests ${name})
+  endif()
+endfunction()
+
+# afxdp_add_bench(name SOURCES a.cpp ... [LIBS ...]): built, never registered as a test.
+function(afxdp_add_bench name)
+  cmake_parse_arguments(B "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${B_SOURCES})
+  target_link_libraries(${name} PRIVATE ${B_LIBS} benchmark::benchmark afxdp_warnings)
+endfunction()

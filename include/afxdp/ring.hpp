@@ -1,0 +1,182 @@
+// The four AF_XDP rings, as the user-space side of the kernel's single-producer/single-consumer
+// ring protocol (docs/rings.md explains it once, with the ordering points A-D used below).
+//
+// Threading: one thread owns a ring. A ring object is not safe to use from two threads at once;
+// the peer (the kernel, or a fake kernel in tests) is the only other party.
+//
+// Header-only and on the hot path: no syscalls, no allocation, no exceptions.
+#pragma once
+
+#include <linux/if_xdp.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace afxdp {
+
+// Where a ring lives: the mapped producer/consumer/flags words and the descriptor array.
+// Umem and Socket compute it from XDP_MMAP_OFFSETS; a unit test builds one over plain memory.
+struct RingLayout {
+  std::uint32_t* producer = nullptr;
+  std::uint32_t* consumer = nullptr;
+  std::uint32_t* flags = nullptr;  // XDP_RING_NEED_WAKEUP lives here (may be null: no wakeups)
+  void* entries = nullptr;
+  std::uint32_t size = 0;  // a power of two
+};
+
+namespace detail {
+inline std::uint32_t load_acquire(std::uint32_t* word) noexcept {
+  return std::atomic_ref<std::uint32_t>(*word).load(std::memory_order_acquire);
+}
+inline std::uint32_t load_relaxed(std::uint32_t* word) noexcept {
+  return std::atomic_ref<std::uint32_t>(*word).load(std::memory_order_relaxed);
+}
+inline void store_release(std::uint32_t* word, std::uint32_t value) noexcept {
+  std::atomic_ref<std::uint32_t>(*word).store(value, std::memory_order_release);
+}
+}  // namespace detail
+
+// We produce, the kernel consumes: the fill ring (frame addresses) and the tx ring (descriptors).
+template <class Entry>
+class ProducerRing {
+ public:
+  ProducerRing() = default;
+  explicit ProducerRing(const RingLayout& layout) noexcept
+      : producer_(layout.producer),
+        consumer_(layout.consumer),
+        flags_(layout.flags),
+        entries_(static_cast<Entry*>(layout.entries)),
+        size_(layout.size),
+        mask_(layout.size - 1),
+        published_(detail::load_relaxed(layout.producer)),
+        reserved_(published_),
+        cached_consumer_(detail::load_relaxed(layout.consumer) + layout.size) {}
+
+  // Free slots, refreshing the consumer index only when the cached count is short of `wanted`.
+  std::uint32_t free_slots(std::uint32_t wanted) noexcept {
+    std::uint32_t free = cached_consumer_ - reserved_;
+    if (free >= wanted) return free;
+    // (A) we read the consumer before we overwrite the slots it released; pairs with the
+    // kernel's (D).
+    cached_consumer_ = detail::load_acquire(consumer_) + size_;
+    return cached_consumer_ - reserved_;
+  }
+
+  // Reserve exactly n slots or none; returns n or 0. Fill them with at(0..n-1), then submit(n).
+  std::uint32_t reserve(std::uint32_t n) noexcept {
+    if (free_slots(n) < n) return 0;
+    reserved_ += n;
+    return n;
+  }
+
+  // Slot i of the reserved, not yet submitted, entries.
+  Entry& at(std::uint32_t i) noexcept { return entries_[(published_ + i) & mask_]; }
+
+  // Make the first n reserved entries visible to the kernel.
+  void submit(std::uint32_t n) noexcept {
+    published_ += n;
+    detail::store_release(producer_, published_);  // (B) entries before producer; pairs with (C)
+  }
+
+  // Give back the last n reserved, unsubmitted slots.
+  void cancel(std::uint32_t n) noexcept { reserved_ -= n; }
+
+  // The kernel asks for a wake-up (sendto for tx, poll/recvfrom for fill) when it set this flag.
+  bool needs_wakeup() const noexcept {
+    return flags_ != nullptr &&
+           (detail::load_relaxed(flags_) & XDP_RING_NEED_WAKEUP) != 0;
+  }
+
+  std::uint32_t size() const noexcept { return size_; }
+  // Entries submitted and not yet consumed as far as we last saw (refreshes the consumer index).
+  std::uint32_t outstanding() noexcept { return size_ - free_slots(size_); }
+
+ private:
+  std::uint32_t* producer_ = nullptr;
+  std::uint32_t* consumer_ = nullptr;
+  std::uint32_t* flags_ = nullptr;
+  Entry* entries_ = nullptr;
+  std::uint32_t size_ = 0;
+  std::uint32_t mask_ = 0;
+  std::uint32_t published_ = 0;        // our producer index as last stored (local copy)
+  std::uint32_t reserved_ = 0;         // cached producer: published_ + reserved slots
+  std::uint32_t cached_consumer_ = 0;  // kernel's consumer + size, as last read
+};
+
+// The kernel produces, we consume: the rx ring (descriptors) and the completion ring (addresses).
+template <class Entry>
+class ConsumerRing {
+ public:
+  ConsumerRing() = default;
+  explicit ConsumerRing(const RingLayout& layout) noexcept
+      : producer_(layout.producer),
+        consumer_(layout.consumer),
+        flags_(layout.flags),
+        entries_(static_cast<Entry*>(layout.entries)),
+        size_(layout.size),
+        mask_(layout.size - 1),
+        released_(detail::load_relaxed(layout.consumer)),
+        peeked_(released_),
+        cached_producer_(detail::load_relaxed(layout.producer)) {}
+
+  // Up to `max` entries ready to read; refreshes the producer index only when the cached count is
+  // short. Read them with at(0..n-1), then release(n).
+  std::uint32_t peek(std::uint32_t max) noexcept {
+    std::uint32_t ready = cached_producer_ - peeked_;
+    if (ready < max) {
+      // (C) we read the producer before the entries it published; pairs with the kernel's (B).
+      const std::uint32_t producer = detail::load_acquire(producer_);
+      // A hostile or broken peer could move its index more than a ring ahead of ours: refuse
+      // the whole refresh rather than read slots that were never written.
+      if (producer - released_ > size_) {
+        ++refused_refreshes_;
+      } else {
+        cached_producer_ = producer;
+      }
+      ready = cached_producer_ - peeked_;
+    }
+    const std::uint32_t n = ready < max ? ready : max;
+    peeked_ += n;
+    return n;
+  }
+
+  // Entry i of the peeked, not yet released, entries.
+  const Entry& at(std::uint32_t i) const noexcept { return entries_[(released_ + i) & mask_]; }
+
+  // Hand the first n peeked entries back to the kernel.
+  void release(std::uint32_t n) noexcept {
+    released_ += n;
+    detail::store_release(consumer_, released_);  // (D) our reads before consumer; pairs with (A)
+  }
+
+  // Un-peek the last n peeked, unreleased entries: the next peek sees them again.
+  void cancel(std::uint32_t n) noexcept { peeked_ -= n; }
+
+  bool needs_wakeup() const noexcept {
+    return flags_ != nullptr &&
+           (detail::load_relaxed(flags_) & XDP_RING_NEED_WAKEUP) != 0;
+  }
+
+  std::uint32_t size() const noexcept { return size_; }
+  // Times the peer's producer index was more than a ring ahead and was ignored.
+  std::uint64_t refused_refreshes() const noexcept { return refused_refreshes_; }
+
+ private:
+  std::uint32_t* producer_ = nullptr;
+  std::uint32_t* consumer_ = nullptr;
+  std::uint32_t* flags_ = nullptr;
+  const Entry* entries_ = nullptr;
+  std::uint32_t size_ = 0;
+  std::uint32_t mask_ = 0;
+  std::uint32_t released_ = 0;         // our consumer index as last stored (local copy)
+  std::uint32_t peeked_ = 0;           // cached consumer: released_ + peeked entries
+  std::uint32_t cached_producer_ = 0;  // kernel's producer, as last read
+  std::uint64_t refused_refreshes_ = 0;
+};
+
+using FillRing = ProducerRing<std::uint64_t>;        // frame addresses we lend the kernel
+using TxRing = ProducerRing<xdp_desc>;               // frames we ask the kernel to send
+using RxRing = ConsumerRing<xdp_desc>;               // frames the kernel received for us
+using CompletionRing = ConsumerRing<std::uint64_t>;  // frame addresses the kernel has sent
+
+}  // namespace afxdp

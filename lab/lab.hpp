@@ -1,0 +1,82 @@
+// The private network this project's tests, demo and examples run on: a network namespace of
+// their own (gone when the process exits, whatever kills it) with veth pairs in it. Traffic never
+// leaves it; no interface outside it is touched.
+#pragma once
+
+#include <afxdp/detail/unique_fd.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace afxdp::lab {
+
+// What privilege this process lacks for AF_XDP and XDP ("" when it has all of it), e.g.
+// "CAP_NET_ADMIN (run as root)".
+std::string missing_privilege();
+
+// Move this process into a new network namespace and a new mount namespace with its own /sys,
+// so that sysfs shows the new namespace's interfaces. Call before starting threads.
+void enter_private_network();
+
+// Run a command (argv[0] searched in PATH), throwing std::runtime_error with its stderr on failure.
+void run(const std::vector<std::string>& argv);
+
+// A veth pair; deleted by the destructor (deleting one end deletes both).
+class VethPair {
+ public:
+  // Names are "<prefix>a" and "<prefix>b"; both up, with `queues` rx and tx queues each.
+  VethPair(const std::string& prefix, std::uint32_t queues = 1);
+  VethPair(VethPair&& other) noexcept;
+  VethPair& operator=(VethPair&&) = delete;
+  VethPair(const VethPair&) = delete;
+  ~VethPair();
+
+  const std::string& a() const noexcept { return a_; }
+  const std::string& b() const noexcept { return b_; }
+  std::uint32_t queues() const noexcept { return queues_; }
+
+ private:
+  std::string a_, b_;
+  std::uint32_t queues_ = 1;
+};
+
+// A name prefix unique to this process and call: "x<pid>n<counter>" (fits IFNAMSIZ with a suffix).
+std::string unique_prefix();
+
+// The MAC address of an interface, as 6 bytes.
+std::vector<std::uint8_t> mac_address(const std::string& interface);
+
+// Pin the calling thread to one CPU; false when the CPU is not available.
+bool pin_to_cpu(unsigned cpu);
+
+}  // namespace afxdp::lab
+
+namespace afxdp::lab {
+
+// A raw AF_PACKET socket on one interface: the peer side of tests (send and capture frames the
+// ordinary way, independent of AF_XDP).
+class PacketSocket {
+ public:
+  explicit PacketSocket(const std::string& interface);
+  // Send one frame; false when the kernel refused it (ENOBUFS...).
+  bool send(const std::uint8_t* frame, std::size_t length);
+  // Receive one frame into `buffer`, waiting up to timeout_ms; returns its length, 0 on timeout.
+  std::size_t receive(std::vector<std::uint8_t>& buffer, int timeout_ms);
+  int fd() const noexcept { return fd_.get(); }
+
+ private:
+  detail::UniqueFd fd_;
+  int ifindex_ = 0;
+};
+
+// A test frame: Ethernet header (dst, src, ethertype 0x88B5, IEEE's local experimental type,
+// which no stack acts on), then the 32-bit sequence number, then bytes derived from it, so a
+// receiver can check every byte. length >= 18.
+std::vector<std::uint8_t> test_frame(std::uint32_t sequence, std::size_t length,
+                                     const std::vector<std::uint8_t>& dst,
+                                     const std::vector<std::uint8_t>& src);
+// The sequence number of a test frame if all its bytes are as test_frame wrote them.
+bool check_test_frame(const std::uint8_t* frame, std::size_t length, std::uint32_t& sequence);
+
+}  // namespace afxdp::lab

@@ -1,0 +1,162 @@
+#include <afxdp/detail/socket_option.hpp>
+#include <afxdp/detail/uapi.hpp>
+#include <afxdp/interface.hpp>
+#include <afxdp/socket.hpp>
+
+#include "ring_mapping.hpp"
+
+#include <cerrno>
+#include <poll.h>
+#include <stdexcept>
+#include <sys/socket.h>
+
+namespace afxdp {
+namespace {
+
+void require(bool rule, const char* message) {
+  if (!rule) throw std::invalid_argument(message);
+}
+
+std::uint16_t bind_flags(BindMode mode, bool need_wakeup) {
+  std::uint16_t flags = need_wakeup ? XDP_USE_NEED_WAKEUP : 0;
+  if (mode == BindMode::native_zero_copy) flags |= XDP_ZEROCOPY;
+  if (mode == BindMode::skb || mode == BindMode::native_copy) flags |= XDP_COPY;
+  return flags;
+}
+
+void enable_busy_poll(int fd, const SocketConfig& c, const std::string& context) {
+  const int on = 1;
+  const int usecs = static_cast<int>(c.busy_poll_usecs);
+  const int budget = static_cast<int>(c.busy_poll_budget);
+  detail::set_option(fd, SOL_SOCKET, uapi::so_prefer_busy_poll, on, "SO_PREFER_BUSY_POLL", context);
+  detail::set_option(fd, SOL_SOCKET, SO_BUSY_POLL, usecs, "SO_BUSY_POLL", context);
+  detail::set_option(fd, SOL_SOCKET, uapi::so_busy_poll_budget, budget, "SO_BUSY_POLL_BUDGET",
+                     context);
+}
+
+}  // namespace
+
+void validate(const SocketConfig& c) {
+  require(!c.interface.empty(), "interface: must be named");
+  require(c.rx_size != 0 || c.tx_size != 0, "rx_size, tx_size: at least one ring is needed");
+  require(c.rx_size == 0 || detail::is_power_of_two(c.rx_size), "rx_size: must be a power of two");
+  require(c.tx_size == 0 || detail::is_power_of_two(c.tx_size), "tx_size: must be a power of two");
+  require(!c.busy_poll || c.busy_poll_budget > 0, "busy_poll_budget: must be at least 1");
+}
+
+bool WakeStatus::transient() const noexcept {
+  return error == 0 || error == EAGAIN || error == EBUSY || error == ENOBUFS || error == ENETDOWN;
+}
+
+std::string Socket::name() const { return config_.interface + ":" + std::to_string(config_.queue); }
+
+Socket::Socket(Umem& umem, const SocketConfig& config) : umem_(&umem), config_(config) {
+  validate(config_);
+  ifindex_ = interface_index(config_.interface);
+  const std::string context = config_.interface + " queue " + std::to_string(config_.queue);
+  const std::uint32_t queues = interface_rx_queues(config_.interface);
+  if (queues != 0 && config_.queue >= queues) {
+    throw std::invalid_argument("queue: " + config_.interface + " has " + std::to_string(queues) +
+                                " rx queue(s), so queue " + std::to_string(config_.queue) +
+                                " does not exist");
+  }
+
+  // The first socket binds the Umem's own fd; others open their own and share the Umem.
+  const bool shares = umem.bound_;
+  if (shares) {
+    owned_fd_ = detail::UniqueFd::socket(AF_XDP, SOCK_RAW, 0);
+    fd_ = owned_fd_.get();
+  } else {
+    fd_ = umem.fd();
+  }
+  const bool same_queue =
+      shares && umem.bound_ifindex_ == ifindex_ && umem.bound_queue_ == config_.queue;
+  if (shares && !same_queue) {
+    // Another queue or device needs fill and completion rings of its own.
+    own_fill_.emplace();
+    own_completion_.emplace();
+    detail::make_umem_rings(fd_, umem.config().fill_size, umem.config().completion_size, context,
+                            *own_fill_, *own_completion_);
+  }
+
+  if (config_.rx_size != 0) {
+    detail::set_option(fd_, SOL_XDP, XDP_RX_RING, config_.rx_size, "XDP_RX_RING", context);
+  }
+  if (config_.tx_size != 0) {
+    detail::set_option(fd_, SOL_XDP, XDP_TX_RING, config_.tx_size, "XDP_TX_RING", context);
+  }
+  const xdp_mmap_offsets offsets = detail::mmap_offsets(fd_, context);
+  if (config_.rx_size != 0) {
+    rx_ = detail::map_ring<RxRing>(fd_, offsets.rx, config_.rx_size, sizeof(xdp_desc),
+                                   XDP_PGOFF_RX_RING, "rx ring");
+  }
+  if (config_.tx_size != 0) {
+    tx_ = detail::map_ring<TxRing>(fd_, offsets.tx, config_.tx_size, sizeof(xdp_desc),
+                                   XDP_PGOFF_TX_RING, "tx ring");
+  }
+
+  sockaddr_xdp address{};
+  address.sxdp_family = AF_XDP;
+  address.sxdp_ifindex = ifindex_;
+  address.sxdp_queue_id = config_.queue;
+  address.sxdp_flags = bind_flags(config_.mode, config_.need_wakeup);
+  if (shares) {
+    // Copy/zero-copy flags must not be given with XDP_SHARED_UMEM: the mode is the UMEM's.
+    address.sxdp_flags = static_cast<std::uint16_t>(
+        XDP_SHARED_UMEM | (config_.need_wakeup ? XDP_USE_NEED_WAKEUP : 0));
+    address.sxdp_shared_umem_fd = static_cast<std::uint32_t>(umem.fd());
+  }
+  int rc = ::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+  if (rc != 0 && config_.mode == BindMode::automatic && !shares) {
+    // No zero-copy here (or it was refused): copy mode.
+    address.sxdp_flags = static_cast<std::uint16_t>(address.sxdp_flags | XDP_COPY);
+    rc = ::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+  }
+  if (rc != 0) {
+    const int error = errno;
+    if (config_.mode == BindMode::native_zero_copy && (error == EOPNOTSUPP || error == EINVAL)) {
+      const std::string driver = interface_driver(config_.interface);
+      detail::throw_errno(error, "bind(" + context + ", XDP_ZEROCOPY): zero-copy is not supported by " +
+                                     config_.interface +
+                                     (driver.empty() ? "" : " (driver " + driver + ")") +
+                                     "; use copy mode instead (-c)");
+    }
+    detail::throw_errno(error, "bind(" + context + ")");
+  }
+  if (!shares) {
+    umem.bound_ = true;
+    umem.bound_ifindex_ = ifindex_;
+    umem.bound_queue_ = config_.queue;
+  }
+
+  const auto options = detail::get_option<xdp_options>(fd_, SOL_XDP, XDP_OPTIONS, "XDP_OPTIONS",
+                                                       context);
+  zero_copy_ = (options.flags & XDP_OPTIONS_ZEROCOPY) != 0;
+  if (config_.busy_poll) enable_busy_poll(fd_, config_, context);
+}
+
+WakeStatus Socket::wake_tx() noexcept {
+  if (::sendto(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, 0) >= 0) return {};
+  return {errno};
+}
+
+WakeStatus Socket::wake_rx() noexcept {
+  if (::recvfrom(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, nullptr) >= 0) return {};
+  return {errno};
+}
+
+int Socket::poll(short events, int timeout_ms) noexcept {
+  pollfd entry{fd_, events, 0};
+  const int rc = ::poll(&entry, 1, timeout_ms);
+  if (rc < 0) return -errno;
+  return rc == 0 ? 0 : entry.revents;
+}
+
+XdpStatistics Socket::statistics() const {
+  const auto s = detail::get_option<xdp_statistics>(fd_, SOL_XDP, XDP_STATISTICS,
+                                                    "XDP_STATISTICS", name());
+  return {s.rx_dropped,   s.rx_invalid_descs,         s.tx_invalid_descs,
+          s.rx_ring_full, s.rx_fill_ring_empty_descs, s.tx_ring_empty_descs};
+}
+
+}  // namespace afxdp

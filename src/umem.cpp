@@ -1,0 +1,71 @@
+#include <afxdp/detail/socket_option.hpp>
+#include <afxdp/umem.hpp>
+
+#include "ring_mapping.hpp"
+
+#include <cerrno>
+#include <stdexcept>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+namespace afxdp {
+namespace {
+
+constexpr std::uint64_t huge_page = 2U << 20;
+
+void require(bool rule, const char* message) {
+  if (!rule) throw std::invalid_argument(message);
+}
+
+detail::Mapping map_area(const UmemConfig& config) {
+  std::uint64_t bytes = std::uint64_t{config.frame_count} * config.frame_size;
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+  if (config.hugepages) {
+    bytes = (bytes + huge_page - 1) / huge_page * huge_page;
+    flags |= MAP_HUGETLB;
+  }
+  try {
+    return detail::Mapping::map(bytes, PROT_READ | PROT_WRITE, flags, -1, 0, "UMEM area");
+  } catch (const std::system_error& e) {
+    if (config.hugepages && e.code().value() == ENOMEM) {
+      throw std::system_error(e.code(),
+                              "mmap(UMEM area, MAP_HUGETLB): not enough hugepages reserved "
+                              "(see /proc/sys/vm/nr_hugepages)");
+    }
+    throw;
+  }
+}
+
+}  // namespace
+
+void validate(const UmemConfig& c) {
+  require(c.frame_count > 0, "frame_count: must be at least 1");
+  require(c.unaligned_chunks || c.frame_size == 2048 || c.frame_size == 4096,
+          "frame_size: must be 2048 or 4096 (other sizes need unaligned chunks)");
+  require(c.frame_size >= 2048 && c.frame_size <= 65536,
+          "frame_size: must be between 2048 and 65536");
+  require(c.headroom < c.frame_size / 2, "headroom: must be less than half a frame");
+  require(detail::is_power_of_two(c.fill_size), "fill_size: must be a power of two");
+  require(detail::is_power_of_two(c.completion_size), "completion_size: must be a power of two");
+  require(!c.unaligned_chunks || c.hugepages, "unaligned_chunks: needs hugepages");
+  require(std::uint64_t{c.frame_count} * c.frame_size <= (std::uint64_t{1} << 40),
+          "frame_count * frame_size: must be at most 1 TiB");
+}
+
+Umem::Umem(const UmemConfig& config) : config_(config) {
+  validate(config_);
+  area_ = map_area(config_);
+  fd_ = detail::UniqueFd::socket(AF_XDP, SOCK_RAW, 0);
+
+  xdp_umem_reg reg{};
+  reg.addr = reinterpret_cast<std::uint64_t>(area_.data());
+  reg.len = std::uint64_t{config_.frame_count} * config_.frame_size;
+  reg.chunk_size = config_.frame_size;
+  reg.headroom = config_.headroom;
+  reg.flags = config_.unaligned_chunks ? XDP_UMEM_UNALIGNED_CHUNK_FLAG : 0;
+  detail::set_option(fd_.get(), SOL_XDP, XDP_UMEM_REG, reg, "XDP_UMEM_REG", "UMEM");
+  detail::make_umem_rings(fd_.get(), config_.fill_size, config_.completion_size, "UMEM", fill_,
+                          completion_);
+}
+
+}  // namespace afxdp

@@ -1,0 +1,128 @@
+#include <afxdp/detail/socket_option.hpp>
+#include <afxdp/detail/unique_fd.hpp>
+#include <afxdp/interface.hpp>
+#include <afxdp/xsk_program.hpp>
+
+#include "xsk_redirect.skel.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+#include <stdexcept>
+
+namespace afxdp {
+namespace {
+
+// The skeleton as a move-only owner: destroyed (maps and program closed) with the object.
+struct SkeletonDeleter {
+  void operator()(xsk_redirect* skeleton) const noexcept { xsk_redirect__destroy(skeleton); }
+};
+using Skeleton = std::unique_ptr<xsk_redirect, SkeletonDeleter>;
+
+std::uint32_t mode_flags(AttachMode mode) {
+  return mode == AttachMode::skb ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
+}
+
+const char* mode_name(AttachMode mode) { return mode == AttachMode::skb ? "skb" : "native"; }
+
+// Refuse to stand on another program, or take its place when the caller asked for it.
+void make_room(const XskProgramConfig& config, unsigned ifindex) {
+  const std::uint32_t other = attached_xdp_program(ifindex);
+  if (other == 0) return;
+  if (!config.replace) {
+    throw std::system_error(EBUSY, std::generic_category(),
+                            "another XDP program (id " + std::to_string(other) +
+                                ") is already attached to " + config.interface +
+                                "; detach it or ask to replace it (--force)");
+  }
+  // Netlink-attached programs can be detached; one held by another process's bpf_link cannot.
+  for (const AttachMode mode : {AttachMode::skb, AttachMode::native}) {
+    bpf_xdp_detach(static_cast<int>(ifindex), mode_flags(mode), nullptr);
+  }
+  if (attached_xdp_program(ifindex) != 0) {
+    throw std::system_error(EBUSY, std::generic_category(),
+                            "the XDP program (id " + std::to_string(other) + ") on " +
+                                config.interface +
+                                " belongs to another process's bpf_link and cannot be replaced");
+  }
+}
+
+}  // namespace
+
+struct XskProgram::State {
+  XskProgramConfig config;
+  unsigned ifindex = 0;
+  Skeleton skeleton;
+  detail::UniqueFd link;
+  std::uint32_t program_id = 0;
+};
+
+std::uint32_t attached_xdp_program(unsigned ifindex) {
+  bpf_xdp_query_opts query{};
+  query.sz = sizeof query;
+  if (bpf_xdp_query(static_cast<int>(ifindex), 0, &query) != 0) return 0;
+  if (query.prog_id != 0) return query.prog_id;
+  return query.skb_prog_id != 0 ? query.skb_prog_id : query.drv_prog_id;
+}
+
+XskProgram::XskProgram(const XskProgramConfig& config) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.config = config;
+  if (config.fallback == XdpAction::redirect) {
+    throw std::invalid_argument("fallback: must be aborted, drop, pass or tx");
+  }
+  s.ifindex = interface_index(config.interface);
+  std::uint32_t queues = config.queues;
+  if (queues == 0) queues = interface_rx_queues(config.interface);
+  if (queues == 0) queues = 64;  // the driver does not say: room for the usual maximum
+
+  s.skeleton.reset(xsk_redirect__open());
+  if (!s.skeleton) detail::throw_errno(errno, "bpf: open the redirect program");
+  s.skeleton->rodata->fallback_action = static_cast<std::uint32_t>(config.fallback);
+  if (bpf_map__set_max_entries(s.skeleton->maps.xsks, queues) != 0) {
+    detail::throw_errno(errno, "bpf: size the XSKMAP");
+  }
+  if (xsk_redirect__load(s.skeleton.get()) != 0) {
+    detail::throw_errno(errno, "bpf: load the redirect program (BPF JIT and CAP_BPF needed)");
+  }
+
+  make_room(config, s.ifindex);
+  bpf_link_create_opts options{};
+  options.sz = sizeof options;
+  options.flags = mode_flags(config.mode);
+  const int prog_fd = bpf_program__fd(s.skeleton->progs.xsk_redirect);
+  const int link = bpf_link_create(prog_fd, static_cast<int>(s.ifindex), BPF_XDP, &options);
+  if (link < 0) {
+    errno = -link;
+    detail::throw_errno(-link, std::string("attach XDP program to ") + config.interface + " in " +
+                                   mode_name(config.mode) + " mode");
+  }
+  s.link = detail::UniqueFd::adopt(link, "bpf_link_create");
+
+  bpf_prog_info info{};
+  std::uint32_t length = sizeof info;
+  if (bpf_obj_get_info_by_fd(prog_fd, &info, &length) == 0) s.program_id = info.id;
+}
+
+XskProgram::XskProgram(XskProgram&&) noexcept = default;
+XskProgram& XskProgram::operator=(XskProgram&&) noexcept = default;
+XskProgram::~XskProgram() = default;
+
+void XskProgram::insert(std::uint32_t queue, int socket_fd) {
+  const int map_fd = bpf_map__fd(state_->skeleton->maps.xsks);
+  if (bpf_map_update_elem(map_fd, &queue, &socket_fd, BPF_ANY) != 0) {
+    detail::throw_errno(errno, "XSKMAP insert for " + state_->config.interface + " queue " +
+                                   std::to_string(queue));
+  }
+}
+
+void XskProgram::erase(std::uint32_t queue) {
+  const int map_fd = bpf_map__fd(state_->skeleton->maps.xsks);
+  bpf_map_delete_elem(map_fd, &queue);
+}
+
+unsigned XskProgram::ifindex() const noexcept { return state_->ifindex; }
+std::uint32_t XskProgram::program_id() const noexcept { return state_->program_id; }
+const XskProgramConfig& XskProgram::config() const noexcept { return state_->config; }
+
+}  // namespace afxdp

@@ -1,0 +1,3 @@
+#include <afxdp/ring.hpp>
+#include <gtest/gtest.h>
+TEST(Ring, Placeholder) { SUCCEED(); }

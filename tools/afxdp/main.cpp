@@ -1,0 +1,33 @@
+// afxdp: AF_XDP benchmarks and tools. Parse the command line, then run the chosen subcommand.
+// Every failure becomes one line on stderr and a non-zero exit.
+#include "commands.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+int main(int argc, char** argv) {
+  CLI::App app{"afxdp: AF_XDP benchmarks and tools", "afxdp"};
+  app.require_subcommand(1);
+  const std::vector<afxdp::tool::Command> commands = afxdp::tool::add_all_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --version and the like
+    std::fprintf(stderr, "afxdp: %s\n", e.what());
+    return 2;
+  }
+  try {
+    for (const auto& command : commands) {
+      if (command.app->parsed()) return command.run();
+    }
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "afxdp: %s\n", e.what());
+    return 1;
+  }
+}
