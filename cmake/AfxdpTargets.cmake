@@ -1,10 +1,15 @@
 # afxdp_add_test(name SOURCES a.cpp ... LABELS unit|system [LIBS ...])
 # Each test binary links GoogleTest; gtest_discover_tests registers every TEST as its own ctest
-# entry so that `ctest -L unit` and `ctest -L system` run the tiers.
+# entry so that `ctest -L unit` and `ctest -L system` run the tiers. System tests get the main()
+# of tests/support (private network namespace, or a skip with the reason).
 function(afxdp_add_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LABELS;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
-  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main afxdp_warnings)
+  if("system" IN_LIST T_LABELS)
+    target_link_libraries(${name} PRIVATE ${T_LIBS} afxdp_system_main afxdp_warnings)
+  else()
+    target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main afxdp_warnings)
+  endif()
   gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" DISCOVERY_TIMEOUT 30)
   # `cmake --build ... --target unit_tests` builds just the unit tier (used for the TSan run).
   if("unit" IN_LIST T_LABELS)
