@@ -80,3 +80,15 @@ std::vector<std::uint8_t> test_frame(std::uint32_t sequence, std::size_t length,
 bool check_test_frame(const std::uint8_t* frame, std::size_t length, std::uint32_t& sequence);
 
 }  // namespace afxdp::lab
+
+namespace afxdp::lab {
+
+// Where the kernel does a veth's receive work. GRO on gives the veth a NAPI instance of its own
+// (so frames XDP_TX'd or redirected into its peer are accepted even without a native XDP program
+// there); threaded NAPI runs it in a kthread "napi/<if>-<id>" that can be pinned to a CPU.
+void set_gro(const std::string& interface, bool on);
+void set_threaded_napi(const std::string& interface, bool on);
+// Pin every NAPI kthread of `interface`; returns how many were pinned.
+int pin_napi_threads(const std::string& interface, unsigned cpu);
+
+}  // namespace afxdp::lab

@@ -1,10 +1,12 @@
 #include "commands.hpp"
 
+#include "demo.hpp"
+
 namespace afxdp::tool {
 
 std::vector<Command> add_all_commands(CLI::App& app) {
   std::vector<Command> commands;
-  (void)app;
+  commands.push_back(add_demo_command(app));
   return commands;
 }
 

@@ -1,0 +1,231 @@
+#include "demo.hpp"
+
+#include "child.hpp"
+
+#include <lab.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace afxdp::tool {
+namespace {
+
+// CPU 0 runs the traffic source; CPU 1 runs the application. "2 cores": the kernel's receive work
+// for the veth runs where the sender is (softirq on CPU 0). "1 core": it runs as a threaded NAPI
+// pinned to the application's CPU, so the two must take turns.
+constexpr unsigned source_cpu = 0;
+constexpr unsigned app_cpu = 1;
+
+std::atomic<bool> interrupted{false};
+
+void on_signal(int) {
+  interrupted = true;
+  kill_all_children();
+}
+
+std::string format_seconds(double seconds) {
+  std::ostringstream text;
+  text << seconds;
+  return text.str();
+}
+
+void place_kernel_work(const lab::VethPair& veth, int cores) {
+  // The receiving end (b) of the source's traffic, and the peer (a) that txpush/l2fwd send to.
+  lab::set_threaded_napi(veth.b(), cores == 1);
+  if (cores == 1) lab::pin_napi_threads(veth.b(), app_cpu);
+  lab::set_threaded_napi(veth.a(), true);
+  lab::pin_napi_threads(veth.a(), cores == 1 ? app_cpu : source_cpu);
+}
+
+// The last line of `out` that carries "summary".
+std::string summary_line(const std::string& out) {
+  std::istringstream lines(out);
+  std::string line, found;
+  while (std::getline(lines, line)) {
+    if (line.find("\"summary\"") != std::string::npos) found = line;
+  }
+  return found;
+}
+
+void measure(DemoCell& cell, const lab::VethPair& veth, double seconds) {
+  place_kernel_work(veth, cell.cores);
+  const std::string duration = format_seconds(seconds);
+  std::unique_ptr<Child> source;
+  if (cell.benchmark != "txpush") {
+    // Runs longer than the application so that traffic covers its whole interval.
+    source = std::make_unique<Child>(std::vector<std::string>{
+        "gen", "-i", veth.a(), "--cpu", std::to_string(source_cpu), "-d",
+        format_seconds(seconds + 3), "-Q"});
+  }
+  std::vector<std::string> args{cell.benchmark, "-i", veth.b(), cell.mode == "skb" ? "-S" : "-N",
+                                "-c", "-d", duration, "--json", "--cpu", std::to_string(app_cpu)};
+  if (cell.poll) args.push_back("-p");
+  Child app(args);
+  // Threaded NAPI kthreads appear once the program is attached: pin them again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  if (cell.cores == 1) lab::pin_napi_threads(veth.b(), app_cpu);
+  const int code = app.wait(static_cast<int>(seconds * 1000) + 15000);
+  if (source) {
+    source->terminate();
+    source->wait(5000);
+  }
+  if (code != 0) {
+    cell.error = app.first_error_line();
+    if (cell.error.empty()) cell.error = "exit code " + std::to_string(code);
+    return;
+  }
+  double pps = 0;
+  const std::string key = cell.benchmark == "rxdrop" ? "rx_pps" : "tx_pps";
+  if (!json_number(summary_line(app.out()), key, pps)) {
+    cell.error = "no summary in the output of " + cell.benchmark;
+    return;
+  }
+  cell.mpps = pps / 1e6;
+  cell.measured = true;
+}
+
+std::string column_name(const DemoCell& cell) {
+  return cell.mode + ", " + std::to_string(cell.cores) + (cell.cores == 1 ? " core" : " cores");
+}
+
+std::string row_name(const DemoCell& cell) { return cell.benchmark + (cell.poll ? " poll()" : ""); }
+
+int run_demo(const DemoOptions& options) {
+  if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
+    throw std::runtime_error("demo needs " + missing);
+  }
+  const double seconds = options.seconds > 0 ? options.seconds : (options.quick ? 1.0 : 3.0);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  lab::enter_private_network();
+  // The namespace is ours alone, so plain names are fine; short, to fit NAPI kthread names.
+  lab::VethPair veth("demo", 1);
+  lab::set_gro(veth.a(), true);
+  lab::set_gro(veth.b(), true);
+  if (!options.json) {
+    std::printf("afxdp demo: veth pair %s <-> %s in a private network namespace; %g s per cell\n",
+                veth.a().c_str(), veth.b().c_str(), seconds);
+    std::fflush(stdout);
+  }
+
+  std::vector<DemoCell> cells = demo_matrix(options);
+  for (DemoCell& cell : cells) {
+    if (interrupted) break;
+    measure(cell, veth, seconds);
+    if (interrupted) {
+      cell.measured = false;
+      cell.error = "interrupted";
+    }
+    if (options.json) {
+      std::printf("{\"benchmark\":\"%s\",\"poll\":%s,\"mode\":\"%s\",\"cores\":%d,\"mpps\":%.3f,"
+                  "\"measured\":%s}\n",
+                  cell.benchmark.c_str(), cell.poll ? "true" : "false", cell.mode.c_str(),
+                  cell.cores, cell.mpps, cell.measured ? "true" : "false");
+      std::fflush(stdout);
+    } else if (!cell.measured) {
+      std::fprintf(stderr, "afxdp demo: %s (%s): %s\n", row_name(cell).c_str(),
+                   column_name(cell).c_str(), cell.error.c_str());
+    }
+  }
+  if (!options.json) std::printf("%s", demo_table(cells).c_str());
+  if (interrupted) return 130;
+  for (const DemoCell& cell : cells) {
+    if (!cell.measured) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::vector<DemoCell> demo_matrix(const DemoOptions& options) {
+  std::vector<DemoCell> cells;
+  for (const char* benchmark : {"rxdrop", "txpush", "l2fwd"}) {
+    for (const bool poll : {false, true}) {
+      for (const char* mode : {"native", "skb"}) {
+        for (const int cores : {1, 2}) {
+          if (options.quick && cores == 1) continue;
+          DemoCell cell;
+          cell.benchmark = benchmark;
+          cell.poll = poll;
+          cell.mode = mode;
+          cell.cores = cores;
+          cells.push_back(cell);
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+std::string demo_table(const std::vector<DemoCell>& cells) {
+  std::vector<std::string> rows, columns;
+  std::map<std::pair<std::string, std::string>, const DemoCell*> at;
+  for (const DemoCell& cell : cells) {
+    const std::string row = row_name(cell), column = column_name(cell);
+    if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
+    if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+    at[{row, column}] = &cell;
+  }
+  std::ostringstream table;
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%-16s", "Mpps");
+  table << buffer;
+  for (const auto& column : columns) {
+    std::snprintf(buffer, sizeof buffer, " %16s", column.c_str());
+    table << buffer;
+  }
+  table << '\n';
+  for (const auto& row : rows) {
+    std::snprintf(buffer, sizeof buffer, "%-16s", row.c_str());
+    table << buffer;
+    for (const auto& column : columns) {
+      const auto found = at.find({row, column});
+      if (found == at.end()) {
+        std::snprintf(buffer, sizeof buffer, " %16s", "");
+      } else if (!found->second->measured) {
+        std::snprintf(buffer, sizeof buffer, " %16s", "-");
+      } else {
+        std::snprintf(buffer, sizeof buffer, " %16.3f", found->second->mpps);
+      }
+      table << buffer;
+    }
+    table << '\n';
+  }
+  return table.str();
+}
+
+bool json_number(const std::string& line, const std::string& key, double& value) {
+  const std::string quoted = "\"" + key + "\"";
+  auto at = line.find(quoted);
+  if (at == std::string::npos) return false;
+  at = line.find(':', at + quoted.size());
+  if (at == std::string::npos) return false;
+  try {
+    std::size_t used = 0;
+    value = std::stod(line.substr(at + 1), &used);
+    return used > 0;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+Command add_demo_command(CLI::App& app) {
+  auto options = std::make_shared<DemoOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "demo", "Run rxdrop, txpush and l2fwd on a private veth pair and print a table in Mpps");
+  sub->add_flag("--quick", options->quick, "1 s per measurement, 2 cores only (about 20 s)");
+  sub->add_option("-d,--duration", options->seconds, "Seconds per measurement (default 3; 1 with --quick)")
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("--json", options->json, "One JSON object per measurement instead of the table");
+  return {sub, [options] { return run_demo(*options); }};
+}
+
+}  // namespace afxdp::tool
