@@ -58,7 +58,13 @@ class ProducerRing {
     if (free >= wanted) return free;
     // (A) we read the consumer before we overwrite the slots it released; pairs with the
     // kernel's (D).
-    cached_consumer_ = detail::load_acquire(consumer_) + size_;
+    const std::uint32_t consumer = detail::load_acquire(consumer_);
+    // A broken peer claiming to have consumed entries we never published is ignored.
+    if (published_ - consumer > size_) {
+      ++refused_refreshes_;
+    } else {
+      cached_consumer_ = consumer + size_;
+    }
     return cached_consumer_ - reserved_;
   }
 
@@ -88,8 +94,10 @@ class ProducerRing {
   }
 
   std::uint32_t size() const noexcept { return size_; }
-  // Entries submitted and not yet consumed as far as we last saw (refreshes the consumer index).
+  // Slots not free: reserved, or submitted and not yet consumed (refreshes the consumer index).
   std::uint32_t outstanding() noexcept { return size_ - free_slots(size_); }
+  // Times the peer's consumer index claimed entries we never published and was ignored.
+  std::uint64_t refused_refreshes() const noexcept { return refused_refreshes_; }
 
  private:
   std::uint32_t* producer_ = nullptr;
@@ -101,6 +109,7 @@ class ProducerRing {
   std::uint32_t published_ = 0;        // our producer index as last stored (local copy)
   std::uint32_t reserved_ = 0;         // cached producer: published_ + reserved slots
   std::uint32_t cached_consumer_ = 0;  // kernel's consumer + size, as last read
+  std::uint64_t refused_refreshes_ = 0;
 };
 
 // The kernel produces, we consume: the rx ring (descriptors) and the completion ring (addresses).
@@ -126,9 +135,11 @@ class ConsumerRing {
     if (ready < max) {
       // (C) we read the producer before the entries it published; pairs with the kernel's (B).
       const std::uint32_t producer = detail::load_acquire(producer_);
-      // A hostile or broken peer could move its index more than a ring ahead of ours: refuse
-      // the whole refresh rather than read slots that were never written.
-      if (producer - released_ > size_) {
+      // A hostile or broken peer could move its index more than a ring ahead of ours, or back
+      // behind entries we already peeked: refuse the whole refresh rather than read slots that
+      // were never written.
+      const std::uint32_t claimed = producer - released_;
+      if (claimed > size_ || claimed < peeked_ - released_) {
         ++refused_refreshes_;
       } else {
         cached_producer_ = producer;
