@@ -59,8 +59,10 @@ class ProducerRing {
     // (A) we read the consumer before we overwrite the slots it released; pairs with the
     // kernel's (D).
     const std::uint32_t consumer = detail::load_acquire(consumer_);
-    // A broken peer claiming to have consumed entries we never published is ignored.
-    if (published_ - consumer > size_) {
+    // A broken peer claiming to have consumed entries we never published is ignored, and so is
+    // one stepping back so far that slots we already reserved would count as its (the free
+    // count would underflow to about 2^32).
+    if (published_ - consumer > size_ || reserved_ - consumer > size_) {
       ++refused_refreshes_;
     } else {
       cached_consumer_ = consumer + size_;
