@@ -1,0 +1,137 @@
+// validate(UmemConfig) and validate(SocketConfig): pure, no kernel. Each rule rejects a config
+// that breaks only that rule, names the field, and a good config passes.
+#include <afxdp/socket.hpp>
+#include <afxdp/umem.hpp>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+// Expect std::invalid_argument whose message starts with the field's name.
+template <class Config>
+void expect_rejected(const Config& config, const std::string& field) {
+  try {
+    afxdp::validate(config);
+    ADD_FAILURE() << "accepted a config that breaks a rule on " << field;
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(field, 0), 0U)
+        << "message '" << e.what() << "' does not start with " << field;
+  }
+}
+
+afxdp::UmemConfig umem_with(const std::function<void(afxdp::UmemConfig&)>& change) {
+  afxdp::UmemConfig c;
+  change(c);
+  return c;
+}
+
+TEST(UmemConfig, DefaultsPass) { EXPECT_NO_THROW(afxdp::validate(afxdp::UmemConfig{})); }
+
+TEST(UmemConfig, GoodVariantsPass) {
+  EXPECT_NO_THROW(afxdp::validate(umem_with([](auto& c) { c.frame_size = 2048; })));
+  EXPECT_NO_THROW(afxdp::validate(umem_with([](auto& c) {
+    c.frame_count = 1;
+    c.fill_size = 1;
+    c.completion_size = 1;
+  })));
+  EXPECT_NO_THROW(afxdp::validate(umem_with([](auto& c) {
+    c.unaligned_chunks = true;
+    c.hugepages = true;
+    c.frame_size = 3000;
+  })));
+  EXPECT_NO_THROW(afxdp::validate(umem_with([](auto& c) { c.headroom = 2047; })));
+}
+
+TEST(UmemConfig, ZeroFramesRejected) {
+  expect_rejected(umem_with([](auto& c) { c.frame_count = 0; }), "frame_count");
+}
+
+TEST(UmemConfig, OddFrameSizeNeedsUnalignedChunks) {
+  expect_rejected(umem_with([](auto& c) { c.frame_size = 3000; }), "frame_size");
+}
+
+TEST(UmemConfig, FrameSizeOutOfRangeRejected) {
+  expect_rejected(umem_with([](auto& c) {
+                    c.unaligned_chunks = true;
+                    c.hugepages = true;
+                    c.frame_size = 1024;
+                  }),
+                  "frame_size");
+  expect_rejected(umem_with([](auto& c) {
+                    c.unaligned_chunks = true;
+                    c.hugepages = true;
+                    c.frame_size = 65537;
+                  }),
+                  "frame_size");
+}
+
+TEST(UmemConfig, HeadroomOfHalfAFrameRejected) {
+  expect_rejected(umem_with([](auto& c) { c.headroom = 2048; }), "headroom");
+}
+
+TEST(UmemConfig, RingSizesMustBePowersOfTwo) {
+  expect_rejected(umem_with([](auto& c) { c.fill_size = 0; }), "fill_size");
+  expect_rejected(umem_with([](auto& c) { c.fill_size = 1000; }), "fill_size");
+  expect_rejected(umem_with([](auto& c) { c.completion_size = 0; }), "completion_size");
+  expect_rejected(umem_with([](auto& c) { c.completion_size = 3; }), "completion_size");
+}
+
+TEST(UmemConfig, UnalignedChunksNeedHugepages) {
+  expect_rejected(umem_with([](auto& c) { c.unaligned_chunks = true; }), "unaligned_chunks");
+}
+
+TEST(UmemConfig, AreaOverOneTebibyteRejected) {
+  expect_rejected(umem_with([](auto& c) {
+                    c.frame_count = (1U << 28) + 1;  // 4 KiB frames: just over 1 TiB
+                  }),
+                  "frame_count * frame_size");
+}
+
+afxdp::SocketConfig socket_with(const std::function<void(afxdp::SocketConfig&)>& change) {
+  afxdp::SocketConfig c;
+  c.interface = "veth0";
+  change(c);
+  return c;
+}
+
+TEST(SocketConfig, GoodConfigsPass) {
+  EXPECT_NO_THROW(afxdp::validate(socket_with([](auto&) {})));
+  EXPECT_NO_THROW(afxdp::validate(socket_with([](auto& c) { c.rx_size = 0; })));
+  EXPECT_NO_THROW(afxdp::validate(socket_with([](auto& c) { c.tx_size = 0; })));
+  EXPECT_NO_THROW(afxdp::validate(socket_with([](auto& c) {
+    c.busy_poll = true;
+    c.busy_poll_budget = 1;
+  })));
+  // The budget only matters when busy polling is on.
+  EXPECT_NO_THROW(afxdp::validate(socket_with([](auto& c) { c.busy_poll_budget = 0; })));
+}
+
+TEST(SocketConfig, InterfaceMustBeNamed) {
+  expect_rejected(socket_with([](auto& c) { c.interface.clear(); }), "interface");
+}
+
+TEST(SocketConfig, AtLeastOneRing) {
+  expect_rejected(socket_with([](auto& c) {
+                    c.rx_size = 0;
+                    c.tx_size = 0;
+                  }),
+                  "rx_size, tx_size");
+}
+
+TEST(SocketConfig, RingSizesMustBePowersOfTwo) {
+  expect_rejected(socket_with([](auto& c) { c.rx_size = 1000; }), "rx_size");
+  expect_rejected(socket_with([](auto& c) { c.tx_size = 6; }), "tx_size");
+}
+
+TEST(SocketConfig, BusyPollNeedsABudget) {
+  expect_rejected(socket_with([](auto& c) {
+                    c.busy_poll = true;
+                    c.busy_poll_budget = 0;
+                  }),
+                  "busy_poll_budget");
+}
+
+}  // namespace

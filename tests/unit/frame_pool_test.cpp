@@ -1,0 +1,59 @@
+// FramePool: every frame starts free, take/give move frames in and out, last given is first taken.
+#include <afxdp/frame_pool.hpp>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+TEST(FramePool, StartsWithEveryFrameFree) {
+  afxdp::FramePool pool(4, 2048);
+  EXPECT_EQ(pool.capacity(), 4U);
+  EXPECT_EQ(pool.available(), 4U);
+  std::vector<std::uint64_t> taken;
+  while (pool.available() > 0) taken.push_back(pool.take());
+  std::sort(taken.begin(), taken.end());
+  EXPECT_EQ(taken, (std::vector<std::uint64_t>{0, 2048, 4096, 6144}));
+}
+
+TEST(FramePool, TakeAndGiveCount) {
+  afxdp::FramePool pool(8, 4096);
+  const std::uint64_t a = pool.take();
+  const std::uint64_t b = pool.take();
+  EXPECT_NE(a, b);
+  EXPECT_EQ(pool.available(), 6U);
+  pool.give(a);
+  EXPECT_EQ(pool.available(), 7U);
+  pool.give(b);
+  EXPECT_EQ(pool.available(), 8U);
+}
+
+TEST(FramePool, LastGivenIsFirstTaken) {
+  afxdp::FramePool pool(8, 4096);
+  const std::uint64_t a = pool.take();
+  const std::uint64_t b = pool.take();
+  const std::uint64_t c = pool.take();
+  pool.give(b);
+  pool.give(c);
+  pool.give(a);
+  EXPECT_EQ(pool.take(), a);
+  EXPECT_EQ(pool.take(), c);
+  EXPECT_EQ(pool.take(), b);
+}
+
+TEST(FramePool, FirstTakenIsTheLowestAddress) {
+  // A fresh pool hands out frames from the start of the area.
+  afxdp::FramePool pool(3, 2048);
+  EXPECT_EQ(pool.take(), 0U);
+  EXPECT_EQ(pool.take(), 2048U);
+}
+
+TEST(FramePool, NeverHoldsMoreThanItsCapacity) {
+  afxdp::FramePool pool(2, 2048);
+  pool.give(4096);  // a double free: ignored, the pool stays at capacity
+  EXPECT_EQ(pool.available(), 2U);
+}
+
+}  // namespace

@@ -1,3 +1,0 @@
-#include <afxdp/ring.hpp>
-#include <gtest/gtest.h>
-TEST(Ring, Placeholder) { SUCCEED(); }
