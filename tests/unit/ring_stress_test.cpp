@@ -24,7 +24,7 @@
 namespace {
 
 #ifdef AFXDP_UNDER_TSAN
-constexpr std::uint64_t descriptors = 1'000'000;
+constexpr std::uint64_t descriptors = 3'000'000;
 #else
 constexpr std::uint64_t descriptors = 10'000'000;
 #endif
