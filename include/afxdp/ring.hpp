@@ -98,7 +98,8 @@ class ProducerRing {
   std::uint32_t size() const noexcept { return size_; }
   // Slots not free: reserved, or submitted and not yet consumed (refreshes the consumer index).
   std::uint32_t outstanding() noexcept { return size_ - free_slots(size_); }
-  // Times the peer's consumer index claimed entries we never published and was ignored.
+  // Times the peer's consumer index was impossible (claimed entries we never published, or stepped
+  // back onto slots we reserved) and was ignored.
   std::uint64_t refused_refreshes() const noexcept { return refused_refreshes_; }
 
  private:
@@ -171,7 +172,8 @@ class ConsumerRing {
   }
 
   std::uint32_t size() const noexcept { return size_; }
-  // Times the peer's producer index was more than a ring ahead and was ignored.
+  // Times the peer's producer index was more than a ring ahead, or behind what we already peeked,
+  // and was ignored.
   std::uint64_t refused_refreshes() const noexcept { return refused_refreshes_; }
 
  private:
