@@ -1,0 +1,138 @@
+// Ring throughput between two threads: our rings (cached peer indices) against a naive ring that
+// loads the peer's index on every call (bench/naive_ring.hpp). 16-byte descriptors (xdp_desc),
+// 2048 entries, batches of 1, 16, 64 and 256; figures are descriptors per second
+// (items_per_second). The producer runs on CPU 0 and the consumer on CPU 1, both spinning when
+// the ring is full or empty; the OneCore variants put both on CPU 0 and yield instead, so the
+// figure there is dominated by context switches, not by cache-line traffic.
+//
+// Results and the command that produced them: docs/benchmarks.md, "Rings".
+#include "naive_ring.hpp"
+
+#include <afxdp/detail/cache_line.hpp>
+#include <afxdp/ring.hpp>
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdint>
+#include <pthread.h>
+#include <sched.h>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr std::uint32_t ring_entries = 2048;
+
+// Memory laid out like one mapped ring: producer, consumer and flags words on lines of their own.
+struct RingMemory {
+  struct alignas(afxdp::detail::cache_line) Word {
+    std::uint32_t value = 0;
+  };
+  Word producer, consumer, flags;
+  std::vector<xdp_desc> entries = std::vector<xdp_desc>(ring_entries);
+
+  afxdp::RingLayout layout() {
+    return {.producer = &producer.value,
+            .consumer = &consumer.value,
+            .flags = &flags.value,
+            .entries = entries.data(),
+            .size = ring_entries};
+  }
+};
+
+bool pin_to_cpu(unsigned cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+// Waiting for the peer: spin (politely) when it has a core of its own, yield when it shares ours.
+template <bool OneCore>
+void wait_for_peer() {
+  if constexpr (OneCore) {
+    std::this_thread::yield();
+  } else {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
+struct Ours {
+  using Producer = afxdp::TxRing;
+  using Consumer = afxdp::RxRing;
+};
+struct Naive {
+  using Producer = afxdp::bench::NaiveProducer<xdp_desc>;
+  using Consumer = afxdp::bench::NaiveConsumer<xdp_desc>;
+};
+
+template <class Rings, bool OneCore>
+void BM_Ring(benchmark::State& state) {
+  const auto batch = static_cast<std::uint32_t>(state.range(0));
+  const unsigned producer_cpu = 0;
+  const unsigned consumer_cpu = OneCore ? 0 : 1;
+  if (!pin_to_cpu(producer_cpu)) {
+    state.SkipWithError("cannot pin the producer to CPU 0");
+    return;
+  }
+
+  RingMemory memory;
+  typename Rings::Producer producer(memory.layout());
+  typename Rings::Consumer consumer(memory.layout());
+  std::atomic<bool> stop{false};
+  std::atomic<int> consumer_state{0};  // 1: running, -1: could not pin
+
+  std::thread consumer_thread([&] {
+    if (!pin_to_cpu(consumer_cpu)) {
+      consumer_state.store(-1);
+      return;
+    }
+    consumer_state.store(1);
+    std::uint64_t sum = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+      const std::uint32_t n = consumer.peek(batch);
+      if (n == 0) {
+        wait_for_peer<OneCore>();
+        continue;
+      }
+      for (std::uint32_t i = 0; i < n; ++i) sum += consumer.at(i).addr;
+      consumer.release(n);
+    }
+    benchmark::DoNotOptimize(sum);
+  });
+  while (consumer_state.load() == 0) std::this_thread::yield();
+  if (consumer_state.load() < 0) {
+    consumer_thread.join();
+    state.SkipWithError("cannot pin the consumer to CPU 1");
+    return;
+  }
+
+  std::uint64_t seq = 0;
+  for (auto _ : state) {
+    while (producer.reserve(batch) == 0) wait_for_peer<OneCore>();
+    for (std::uint32_t i = 0; i < batch; ++i) {
+      producer.at(i) = xdp_desc{.addr = seq + i, .len = 64, .options = 0};
+    }
+    producer.submit(batch);
+    seq += batch;
+  }
+  stop.store(true, std::memory_order_relaxed);
+  consumer_thread.join();
+  state.SetItemsProcessed(static_cast<std::int64_t>(seq));
+}
+
+void batches(benchmark::internal::Benchmark* b) {
+  for (const int n : {1, 16, 64, 256}) b->Arg(n);
+  b->ArgName("batch")->UseRealTime();
+}
+
+BENCHMARK_TEMPLATE(BM_Ring, Ours, false)->Name("Ring/ours/two_cores")->Apply(batches);
+BENCHMARK_TEMPLATE(BM_Ring, Naive, false)->Name("Ring/naive/two_cores")->Apply(batches);
+BENCHMARK_TEMPLATE(BM_Ring, Ours, true)->Name("Ring/ours/one_core")->Apply(batches);
+BENCHMARK_TEMPLATE(BM_Ring, Naive, true)->Name("Ring/naive/one_core")->Apply(batches);
+
+}  // namespace
+
+BENCHMARK_MAIN();
