@@ -1,0 +1,35 @@
+# Install and export: headers, libafxdp.a, the header-only afxdp::rings, the `afxdp` tool, a CMake
+# package (find_package(afxdp) -> afxdp::afxdp, afxdp::rings) and a pkg-config file (afxdp.pc).
+# Included last from the top CMakeLists.txt, once every target exists.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(AFXDP_LIBBPF_MIN 1.1)
+set(AFXDP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/afxdp)
+
+set_target_properties(afxdp_rings PROPERTIES EXPORT_NAME rings)
+set_target_properties(afxdp PROPERTIES EXPORT_NAME afxdp)
+install(TARGETS afxdp_rings afxdp EXPORT afxdpTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS afxdp_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The public headers, and the generated version header next to them.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/afxdp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.hpp")
+install(FILES ${PROJECT_BINARY_DIR}/include/afxdp/version.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/afxdp)
+
+install(EXPORT afxdpTargets NAMESPACE afxdp:: DESTINATION ${AFXDP_CMAKE_DIR})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/afxdpConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/afxdpConfig.cmake INSTALL_DESTINATION ${AFXDP_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/afxdpConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/afxdpConfig.cmake ${PROJECT_BINARY_DIR}/afxdpConfigVersion.cmake
+        DESTINATION ${AFXDP_CMAKE_DIR})
+
+# pkg-config: prefix is found from the .pc file's own place (${pcfiledir}), so the tree relocates.
+file(RELATIVE_PATH AFXDP_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" AFXDP_PC_TO_PREFIX "${AFXDP_PC_TO_PREFIX}")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/afxdp.pc.in ${PROJECT_BINARY_DIR}/afxdp.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/afxdp.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

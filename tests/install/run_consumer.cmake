@@ -1,0 +1,34 @@
+# cmake -DBUILD_DIR=.. -DWORK_DIR=.. -DCONSUME=find_package|pkg-config -DSOURCE_DIR=..
+#       [-DCXX=.. -DCXX_FLAGS=.. -DLINKER_FLAGS=..] -P run_consumer.cmake
+# Installs the build tree into a fresh prefix, then configures, builds and runs the consumer
+# project against that prefix alone.
+set(prefix ${WORK_DIR}/prefix)
+set(consumer_build ${WORK_DIR}/build)
+file(REMOVE_RECURSE ${WORK_DIR})
+
+function(step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " command "${ARGN}")
+    message(FATAL_ERROR "failed (${rc}): ${command}\n${out}")
+  endif()
+  message(STATUS "${out}")
+endfunction()
+
+step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+# Nothing but the installed tree: no system-wide afxdp, no build tree on the search paths.
+set(ENV{PKG_CONFIG_PATH} "")
+file(GLOB_RECURSE pc_files ${prefix}/*/afxdp.pc)
+foreach(pc IN LISTS pc_files)
+  get_filename_component(pc_dir ${pc} DIRECTORY)
+  set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+endforeach()
+step(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${consumer_build} -DAFXDP_CONSUME=${CONSUME}
+     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+     -DCMAKE_CXX_COMPILER=${CXX} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+     "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
+step(${CMAKE_COMMAND} --build ${consumer_build})
+step(${consumer_build}/consumer)
+if(EXISTS ${consumer_build}/rings_only)
+  step(${consumer_build}/rings_only)
+endif()
