@@ -79,49 +79,71 @@ Socket::Socket(Umem& umem, const SocketConfig& config) : umem_(&umem), config_(c
                             *own_fill_, *own_completion_);
   }
 
-  if (config_.rx_size != 0) {
-    detail::set_option(fd_, SOL_XDP, XDP_RX_RING, config_.rx_size, "XDP_RX_RING", context);
-  }
-  if (config_.tx_size != 0) {
-    detail::set_option(fd_, SOL_XDP, XDP_TX_RING, config_.tx_size, "XDP_TX_RING", context);
-  }
-  const xdp_mmap_offsets offsets = detail::mmap_offsets(fd_, context);
-  if (config_.rx_size != 0) {
-    rx_ = detail::map_ring<RxRing>(fd_, offsets.rx, config_.rx_size, sizeof(xdp_desc),
-                                   XDP_PGOFF_RX_RING, "rx ring");
-  }
-  if (config_.tx_size != 0) {
-    tx_ = detail::map_ring<TxRing>(fd_, offsets.tx, config_.tx_size, sizeof(xdp_desc),
-                                   XDP_PGOFF_TX_RING, "tx ring");
-  }
-
-  sockaddr_xdp address{};
-  address.sxdp_family = AF_XDP;
-  address.sxdp_ifindex = ifindex_;
-  address.sxdp_queue_id = config_.queue;
-  address.sxdp_flags = bind_flags(config_.mode, config_.need_wakeup);
-  if (shares) {
-    // Copy/zero-copy flags must not be given with XDP_SHARED_UMEM: the mode is the UMEM's.
-    address.sxdp_flags = static_cast<std::uint16_t>(
-        XDP_SHARED_UMEM | (config_.need_wakeup ? XDP_USE_NEED_WAKEUP : 0));
-    address.sxdp_shared_umem_fd = static_cast<std::uint32_t>(umem.fd());
-  }
-  int rc = ::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address);
-  if (rc != 0 && config_.mode == BindMode::automatic && !shares) {
-    // No zero-copy here (or it was refused): copy mode.
-    address.sxdp_flags = static_cast<std::uint16_t>(address.sxdp_flags | XDP_COPY);
-    rc = ::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address);
-  }
-  if (rc != 0) {
-    const int error = errno;
-    if (config_.mode == BindMode::native_zero_copy && (error == EOPNOTSUPP || error == EINVAL)) {
-      const std::string driver = interface_driver(config_.interface);
-      detail::throw_errno(error, "bind(" + context + ", XDP_ZEROCOPY): zero-copy is not supported by " +
-                                     config_.interface +
-                                     (driver.empty() ? "" : " (driver " + driver + ")") +
-                                     "; use copy mode instead (-c)");
+  // Rings and bind. The first socket does this on the Umem's own fd, and the kernel cannot take
+  // rings back off a socket: after a failed bind (zero-copy refused, say) that fd could never
+  // bind again, so the Umem gets a fresh one and stays usable (ZeroCopy.RefusalLeaves... found
+  // the Umem spoiled). Sharing sockets fail on their own fd, which simply closes.
+  const auto make_rings_and_bind = [&] {
+    if (config_.rx_size != 0) {
+      detail::set_option(fd_, SOL_XDP, XDP_RX_RING, config_.rx_size, "XDP_RX_RING", context);
     }
-    detail::throw_errno(error, "bind(" + context + ")");
+    if (config_.tx_size != 0) {
+      detail::set_option(fd_, SOL_XDP, XDP_TX_RING, config_.tx_size, "XDP_TX_RING", context);
+    }
+    const xdp_mmap_offsets offsets = detail::mmap_offsets(fd_, context);
+    if (config_.rx_size != 0) {
+      rx_ = detail::map_ring<RxRing>(fd_, offsets.rx, config_.rx_size, sizeof(xdp_desc),
+                                     XDP_PGOFF_RX_RING, "rx ring");
+    }
+    if (config_.tx_size != 0) {
+      tx_ = detail::map_ring<TxRing>(fd_, offsets.tx, config_.tx_size, sizeof(xdp_desc),
+                                     XDP_PGOFF_TX_RING, "tx ring");
+    }
+
+    sockaddr_xdp address{};
+    address.sxdp_family = AF_XDP;
+    address.sxdp_ifindex = ifindex_;
+    address.sxdp_queue_id = config_.queue;
+    address.sxdp_flags = bind_flags(config_.mode, config_.need_wakeup);
+    if (shares) {
+      // No other flag may go with XDP_SHARED_UMEM: xsk_bind refuses XDP_COPY, XDP_ZEROCOPY,
+      // XDP_USE_NEED_WAKEUP (and XDP_USE_SG) with EINVAL. Copy/zero-copy and need_wakeup are the
+      // first socket's: the same-queue socket uses its buffer pool, another queue's pool copies
+      // them (the system test SharedUmem.* found need_wakeup here making every shared bind fail).
+      address.sxdp_flags = XDP_SHARED_UMEM;
+      address.sxdp_shared_umem_fd = static_cast<std::uint32_t>(umem.fd());
+    }
+    int rc = ::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+    if (rc != 0 && config_.mode == BindMode::automatic && !shares) {
+      // No zero-copy here (or it was refused): copy mode.
+      address.sxdp_flags = static_cast<std::uint16_t>(address.sxdp_flags | XDP_COPY);
+      rc = ::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+    }
+    if (rc != 0) {
+      const int error = errno;
+      if (config_.mode == BindMode::native_zero_copy && (error == EOPNOTSUPP || error == EINVAL)) {
+        const std::string driver = interface_driver(config_.interface);
+        detail::throw_errno(error, "bind(" + context + ", XDP_ZEROCOPY): zero-copy is not supported by " +
+                                       config_.interface +
+                                       (driver.empty() ? "" : " (driver " + driver + ")") +
+                                       "; use copy mode instead (-c)");
+      }
+      detail::throw_errno(error, "bind(" + context + ")");
+    }
+  };
+  try {
+    make_rings_and_bind();
+  } catch (...) {
+    if (!shares) {
+      rx_ = {};
+      tx_ = {};
+      try {
+        umem.open_registered();
+      } catch (...) {
+        // Out of resources: the caller gets the bind's error, the Umem stays as it was.
+      }
+    }
+    throw;
   }
   if (!shares) {
     umem.bound_ = true;

@@ -55,7 +55,11 @@ void validate(const UmemConfig& c) {
 Umem::Umem(const UmemConfig& config) : config_(config) {
   validate(config_);
   area_ = map_area(config_);
-  fd_ = detail::UniqueFd::socket(AF_XDP, SOCK_RAW, 0);
+  open_registered();
+}
+
+void Umem::open_registered() {
+  auto fd = detail::UniqueFd::socket(AF_XDP, SOCK_RAW, 0);
 
   xdp_umem_reg reg{};
   reg.addr = reinterpret_cast<std::uint64_t>(area_.data());
@@ -63,9 +67,16 @@ Umem::Umem(const UmemConfig& config) : config_(config) {
   reg.chunk_size = config_.frame_size;
   reg.headroom = config_.headroom;
   reg.flags = config_.unaligned_chunks ? XDP_UMEM_UNALIGNED_CHUNK_FLAG : 0;
-  detail::set_option(fd_.get(), SOL_XDP, XDP_UMEM_REG, reg, "XDP_UMEM_REG", "UMEM");
-  detail::make_umem_rings(fd_.get(), config_.fill_size, config_.completion_size, "UMEM", fill_,
-                          completion_);
+  detail::set_option(fd.get(), SOL_XDP, XDP_UMEM_REG, reg, "XDP_UMEM_REG", "UMEM");
+  MappedRing<FillRing> fill;
+  MappedRing<CompletionRing> completion;
+  detail::make_umem_rings(fd.get(), config_.fill_size, config_.completion_size, "UMEM", fill,
+                          completion);
+  // Nothing changes unless all of it worked. The ring objects stay where they are, so references
+  // from fill() and completion() stay valid.
+  fill_ = std::move(fill);
+  completion_ = std::move(completion);
+  fd_ = std::move(fd);
 }
 
 }  // namespace afxdp

@@ -58,6 +58,11 @@ class Umem {
 
  private:
   friend class Socket;
+  // A new AF_XDP socket with the area registered on it and fresh fill/completion rings. The
+  // constructor uses it, and Socket after a failed first bind: the kernel cannot take rings
+  // back off a socket, so the old fd could never bind again.
+  void open_registered();
+
   UmemConfig config_;
   detail::Mapping area_;
   detail::UniqueFd fd_;
