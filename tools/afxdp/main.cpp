@@ -2,13 +2,21 @@
 // Every failure becomes one line on stderr and a non-zero exit.
 #include "commands.hpp"
 
+#include <afxdp/version.hpp>
+#include <bpf/libbpf.h>
+
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <vector>
 
 int main(int argc, char** argv) {
   CLI::App app{"afxdp: AF_XDP benchmarks and tools", "afxdp"};
   app.require_subcommand(1);
+  // The version of the library we run and of the libbpf we were linked against at run time.
+  app.set_version_flag("--version", std::string("afxdp ") + afxdp::version_string + " (libbpf " +
+                                        std::to_string(libbpf_major_version()) + "." +
+                                        std::to_string(libbpf_minor_version()) + ")");
   const std::vector<afxdp::tool::Command> commands = afxdp::tool::add_all_commands(app);
   try {
     app.parse(argc, argv);

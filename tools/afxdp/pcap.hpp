@@ -1,0 +1,48 @@
+// pcap files through libpcap: read every frame of a capture (txpush --pcap replays them) and
+// write frames as they arrive (dump). Ethernet link type only: AF_XDP carries Ethernet frames.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <vector>
+
+struct pcap;         // libpcap's pcap_t, kept out of this header
+struct pcap_dumper;  // libpcap's pcap_dumper_t
+
+namespace afxdp::tool {
+
+// Every frame of the pcap file at `path` ("-": standard input), in order. Throws
+// std::runtime_error naming the file and the problem when it cannot be opened, is not a pcap
+// file, is not Ethernet, is truncated or corrupt, or holds a frame cut short by the capture
+// (captured length != original length: replaying it would send a different frame).
+std::vector<std::vector<std::uint8_t>> read_pcap(const std::string& path);
+
+// Writes Ethernet frames to a pcap file ("-": standard output), microsecond timestamps.
+// Not thread-safe: one thread writes.
+class PcapWriter {
+ public:
+  // Throws std::runtime_error naming the file when it cannot be created.
+  explicit PcapWriter(const std::string& path, std::uint32_t snaplen = 65535);
+  PcapWriter(const PcapWriter&) = delete;
+  PcapWriter& operator=(const PcapWriter&) = delete;
+  ~PcapWriter();  // close() unless done; errors are lost there, so call close() yourself
+
+  // One frame, with the time it arrived (CLOCK_REALTIME); frames longer than snaplen are cut.
+  void write(const std::uint8_t* frame, std::uint32_t length, const timespec& when);
+  // Push buffered records to the file; throws std::runtime_error when the write fails.
+  void flush();
+  // Flush and close; throws std::runtime_error when the final write fails.
+  void close();
+
+  std::uint64_t frames() const noexcept { return frames_; }
+
+ private:
+  std::string path_;
+  std::uint32_t snaplen_ = 0;
+  ::pcap* pcap_ = nullptr;
+  ::pcap_dumper* dumper_ = nullptr;
+  std::uint64_t frames_ = 0;
+};
+
+}  // namespace afxdp::tool
