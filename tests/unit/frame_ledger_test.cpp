@@ -1,7 +1,9 @@
 // The frame ledger, compiled in here whatever the build type: it must catch a frame used twice,
 // a frame given from the wrong place, and an address outside the UMEM, and keep counts that
 // always add up to the UMEM's frame count.
+#ifndef AFXDP_FRAME_LEDGER
 #define AFXDP_FRAME_LEDGER 1
+#endif
 #include <afxdp/frame_ledger.hpp>
 
 #include <gtest/gtest.h>
