@@ -64,9 +64,10 @@ TEST_P(FillStarvation, ShowsInStatistics) {
     const auto frame = afxdp::test::frame_for(i, dst, src);
     ASSERT_TRUE(peer.send(frame.data(), frame.size()));
   }
+  afxdp::test::Receiver receiver(socket);
   afxdp::test::StallGuard guard(std::chrono::seconds(3));
   while (tally.unique() < again && !guard.stalled()) {
-    if (afxdp::test::drain_rx(socket, tally) == 0) socket.poll(POLLIN, 20);
+    if (receiver.drain(tally) == 0) socket.poll(POLLIN, 20);
   }
   EXPECT_EQ(tally.unique(), again) << tally.summary();
   EXPECT_TRUE(tally.clean()) << tally.summary();

@@ -24,6 +24,7 @@ TEST_P(RxFrames, TenThousandArriveIntactExactlyOnce) {
   afxdp::XskProgram program({.interface = veth.b(), .mode = GetParam().attach});
   program.insert(0, socket.fd());
   ASSERT_EQ(afxdp::test::lend_frames(socket.fill(), {0, 2048ULL * 4096}, 4096), 2048U);
+  afxdp::test::Receiver receiver(socket);
 
   afxdp::lab::PacketSocket peer(veth.a());
   const auto dst = afxdp::lab::mac_address(veth.b());
@@ -37,7 +38,7 @@ TEST_P(RxFrames, TenThousandArriveIntactExactlyOnce) {
       if (!peer.send(frame.data(), frame.size())) break;  // ENOBUFS: drain, then try again
       ++sent;
     }
-    if (afxdp::test::drain_rx(socket, tally) != 0) {
+    if (receiver.drain(tally) != 0) {
       guard.progress();
     } else {
       if (socket.fill().needs_wakeup()) socket.wake_rx();

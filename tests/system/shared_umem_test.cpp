@@ -70,6 +70,7 @@ TEST(SharedUmem, TwoQueuesBothReceiveEveryFrameOnce) {
   const afxdp::test::FrameRange low{0, half}, high{half, 2 * half};
   ASSERT_EQ(afxdp::test::lend_frames(first.fill(), low, frame_size), 2048U);
   ASSERT_EQ(afxdp::test::lend_frames(second.fill(), high, frame_size), 2048U);
+  afxdp::test::Receiver on_low(first, low), on_high(second, high);
 
   std::atomic<std::uint32_t> sent{0}, received{0};
   std::atomic<bool> stop{false};
@@ -84,10 +85,10 @@ TEST(SharedUmem, TwoQueuesBothReceiveEveryFrameOnce) {
   afxdp::test::StallGuard guard(std::chrono::seconds(5));
   while (!tally.complete() && !guard.stalled() && failures.load() == 0) {
     std::uint32_t before = tally.unique();
-    const std::uint32_t n0 = afxdp::test::drain_rx(first, tally, low);
+    const std::uint32_t n0 = on_low.drain(tally);
     on_first += tally.unique() - before;
     before = tally.unique();
-    const std::uint32_t n1 = afxdp::test::drain_rx(second, tally, high);
+    const std::uint32_t n1 = on_high.drain(tally);
     on_second += tally.unique() - before;
     received.store(tally.unique());
     if (n0 + n1 != 0) {
@@ -119,9 +120,10 @@ std::string round_trip(afxdp::lab::PacketSocket& peer, afxdp::Socket& socket,
     const auto frame = afxdp::test::frame_for(i, dst, src);
     if (!peer.send(frame.data(), frame.size())) return "send failed";
   }
+  afxdp::test::Receiver receiver(socket);
   afxdp::test::StallGuard guard(std::chrono::seconds(3));
-  while (tally.unique() < count && !guard.stalled()) {
-    if (afxdp::test::drain_rx(socket, tally) == 0) socket.poll(POLLIN, 20);
+  while ((tally.unique() < count || receiver.waiting() != 0) && !guard.stalled()) {
+    if (receiver.drain(tally) == 0) socket.poll(POLLIN, 20);
   }
   return tally.unique() == count && tally.clean() ? "" : tally.summary();
 }

@@ -28,7 +28,8 @@ std::string Tally::summary() const {
                      " unique, " + std::to_string(duplicates_) + " duplicates, " +
                      std::to_string(corrupt_) + " corrupt, " + std::to_string(out_of_range_) +
                      " out of range, " + std::to_string(bad_descriptors_) +
-                     " bad descriptors, " + std::to_string(others_) + " other frames";
+                     " bad descriptors" + (first_bad_.empty() ? "" : " (first: " + first_bad_ + ")") +
+                     ", " + std::to_string(others_) + " other frames";
   for (std::size_t i = 0; i < seen_.size(); ++i) {
     if (seen_[i] == 0) return text + ", first missing " + std::to_string(i);
   }
@@ -43,28 +44,37 @@ std::uint32_t lend_frames(FillRing& fill, FrameRange range, std::uint32_t frame_
   return count;
 }
 
-std::uint32_t drain_rx(Socket& socket, Tally& tally, FrameRange range, std::uint32_t max) {
-  RxRing& rx = socket.rx();
-  FillRing& fill = socket.fill();
-  Umem& umem = socket.umem();
+void Receiver::refill() {
+  FillRing& fill = socket_.fill();
+  const auto wanted = static_cast<std::uint32_t>(waiting_.size());
+  std::uint32_t n = fill.free_slots(wanted);
+  if (n > wanted) n = wanted;
+  if (n == 0 || fill.reserve(n) != n) return;
+  for (std::uint32_t i = 0; i < n; ++i) fill.at(i) = waiting_[waiting_.size() - n + i];
+  fill.submit(n);
+  waiting_.resize(waiting_.size() - n);
+}
+
+std::uint32_t Receiver::drain(Tally& tally, std::uint32_t max) {
+  RxRing& rx = socket_.rx();
+  Umem& umem = socket_.umem();
   const std::uint32_t frame_size = umem.config().frame_size;
   const std::uint32_t n = rx.peek(max);
-  if (n == 0) return 0;
-  // Every frame on rx came off this fill ring, so the same count always fits back on it.
-  const std::uint32_t refill = fill.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     const xdp_desc& desc = rx.at(i);
     const std::uint64_t base = desc.addr - desc.addr % frame_size;
-    if (!umem.contains(desc.addr, desc.len) || base < range.begin || base >= range.end) {
-      tally.add_bad_descriptor();
+    if (!umem.contains(desc.addr, desc.len) || base < range_.begin || base >= range_.end) {
+      tally.add_bad_descriptor("addr " + std::to_string(desc.addr) + " len " +
+                               std::to_string(desc.len) + " outside [" +
+                               std::to_string(range_.begin) + ", " +
+                               std::to_string(range_.end) + ") of " + socket_.name());
     } else {
       tally.add(reinterpret_cast<const std::uint8_t*>(umem.data(desc.addr)), desc.len);
     }
-    if (refill == n) fill.at(i) = base;
+    waiting_.push_back(base);
   }
-  if (refill == n) fill.submit(n);
-  rx.release(n);
-  if (refill != n) tally.add_bad_descriptor();  // the fill ring had no room: frames leaked
+  rx.release(n);  // read before released: the frames are ours until they go back on fill
+  refill();
   return n;
 }
 

@@ -52,7 +52,10 @@ class Tally {
   explicit Tally(std::uint32_t expected) : seen_(expected, 0) {}
 
   void add(const std::uint8_t* frame, std::size_t length);
-  void add_bad_descriptor() { ++bad_descriptors_; }
+  // A descriptor that no frame should have: kept count of, the first one described.
+  void add_bad_descriptor(const std::string& what) {
+    if (bad_descriptors_++ == 0) first_bad_ = what;
+  }
 
   std::uint32_t unique() const noexcept { return unique_; }
   std::uint32_t duplicates() const noexcept { return duplicates_; }
@@ -73,6 +76,7 @@ class Tally {
   std::uint32_t out_of_range_ = 0;
   std::uint32_t bad_descriptors_ = 0;
   std::uint32_t others_ = 0;
+  std::string first_bad_;
 };
 
 // UMEM addresses [begin, end) that a socket lent to the kernel: descriptors outside are counted
@@ -85,10 +89,26 @@ struct FrameRange {
 // Lend every frame of `range` (frame_size apart) to `fill`; returns how many were lent.
 std::uint32_t lend_frames(FillRing& fill, FrameRange range, std::uint32_t frame_size);
 
-// Take up to `max` descriptors off `socket`'s rx ring into `tally`, give the frames straight back
-// to its fill ring, and return how many descriptors there were.
-std::uint32_t drain_rx(Socket& socket, Tally& tally, FrameRange range = {},
-                       std::uint32_t max = 64);
+// Takes frames off a socket's rx ring into a Tally and gives them back to the fill ring it uses.
+// A frame that does not fit on the fill ring yet waits here: the kernel publishes the rx
+// producer before it publishes the fill consumer (xsk_flush), so right after new rx entries
+// show, the fill ring can still look full by as many frames (SharedUmem.TwoQueues... saw this
+// under load). Dropping those frames would leak them; spinning would stall.
+class Receiver {
+ public:
+  explicit Receiver(Socket& socket, FrameRange range = {}) : socket_(socket), range_(range) {}
+
+  // Take up to `max` descriptors; returns how many there were.
+  std::uint32_t drain(Tally& tally, std::uint32_t max = 64);
+  // Frames waiting for room on the fill ring.
+  std::size_t waiting() const noexcept { return waiting_.size(); }
+
+ private:
+  void refill();
+  Socket& socket_;
+  FrameRange range_;
+  std::vector<std::uint64_t> waiting_;
+};
 
 // Stops a loop that makes no progress for `idle` (the whole test stays bounded on a busy machine).
 class StallGuard {
