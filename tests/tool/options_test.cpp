@@ -1,0 +1,143 @@
+// Parsing of the benchmark options, table-driven: what good command lines turn into, and that
+// each bad one is refused with a message naming the option. No kernel: parsing is pure.
+#include <bench_options.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace {
+
+using afxdp::tool::Benchmark;
+using afxdp::tool::BenchOptions;
+
+// Parses `args` as `afxdp <benchmark> args...`; throws what CLI11 throws.
+BenchOptions parse(Benchmark benchmark, std::vector<std::string> args) {
+  CLI::App app{"test", "afxdp"};
+  BenchOptions options;
+  afxdp::tool::add_bench_subcommand(app, options, benchmark, "test");
+  args.insert(args.begin(), afxdp::tool::benchmark_name(benchmark));
+  std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
+  app.parse(args);
+  return options;
+}
+
+TEST(BenchOptions, DefaultsAreXdpsocks) {
+  const BenchOptions o = parse(Benchmark::txpush, {"-i", "veth0"});
+  EXPECT_EQ(o.interface, "veth0");
+  EXPECT_EQ(o.queues, std::vector<std::uint32_t>{0});
+  EXPECT_EQ(o.batch, 64U);
+  EXPECT_EQ(o.packet_size, 64U);
+  EXPECT_EQ(o.frame_size, 4096U);
+  EXPECT_EQ(o.interval, 1.0);
+  EXPECT_FALSE(o.skb);
+  EXPECT_FALSE(o.copy);
+  EXPECT_FALSE(o.zero_copy);
+  EXPECT_FALSE(o.dst_mac.has_value());
+  EXPECT_EQ(o.src_ip, 0xC0000201U);  // 192.0.2.1
+  EXPECT_EQ(o.dst_ip, 0xC0000202U);
+}
+
+TEST(BenchOptions, ShortOptionsAsXdpsockSpellsThem) {
+  const BenchOptions o =
+      parse(Benchmark::txpush,
+            {"-i", "eth1", "-q", "0-2,5", "-S", "-c", "-p", "-B", "-m", "-f", "2048", "-b", "32",
+             "-s", "128", "-C", "1000", "-d", "2.5", "-n", "0.5", "-x", "-a", "-Q", "-M", "-G",
+             "02:00:00:00:00:0a", "-H", "02:00:00:00:00:0B", "-V", "-J", "42", "-K", "5",
+             "--src-ip", "10.1.2.3", "--dst-ip", "10.3.2.1", "--src-port", "1000", "--dst-port",
+             "2000", "--rate", "1e6", "--cpu", "1,0", "--json", "--force"});
+  EXPECT_EQ(o.queues, (std::vector<std::uint32_t>{0, 1, 2, 5}));
+  EXPECT_TRUE(o.skb && o.copy && o.use_poll && o.busy_poll && o.no_need_wakeup);
+  EXPECT_EQ(o.frame_size, 2048U);
+  EXPECT_EQ(o.batch, 32U);
+  EXPECT_EQ(o.packet_size, 128U);
+  EXPECT_EQ(o.count, 1000U);
+  EXPECT_EQ(o.duration, 2.5);
+  EXPECT_EQ(o.interval, 0.5);
+  EXPECT_TRUE(o.extra_stats && o.app_stats && o.quiet && o.shared_umem && o.vlan);
+  ASSERT_TRUE(o.dst_mac && o.src_mac);
+  EXPECT_EQ((*o.dst_mac)[5], 0x0A);
+  EXPECT_EQ((*o.src_mac)[5], 0x0B);
+  EXPECT_EQ(o.vlan_id, 42U);
+  EXPECT_EQ(o.vlan_priority, 5U);
+  EXPECT_EQ(o.src_ip, 0x0A010203U);
+  EXPECT_EQ(o.dst_ip, 0x0A030201U);
+  EXPECT_EQ(o.rate, 1e6);
+  EXPECT_EQ(o.cpus, (std::vector<std::uint32_t>{1, 0}));
+  EXPECT_TRUE(o.json && o.force);
+}
+
+TEST(BenchOptions, UnalignedAllowsOtherFrameSizes) {
+  EXPECT_EQ(parse(Benchmark::rxdrop, {"-i", "x", "-u", "-f", "3000"}).frame_size, 3000U);
+}
+
+struct BadCase {
+  Benchmark benchmark;
+  std::vector<std::string> args;
+  const char* message;  // a part of the one-line error
+};
+
+TEST(BenchOptions, BadInputIsRefusedNamingTheRule) {
+  const std::vector<BadCase> cases = {
+      {Benchmark::rxdrop, {}, "--interface is required"},
+      {Benchmark::rxdrop, {"-i", "x", "--bogus"}, "--bogus"},
+      {Benchmark::rxdrop, {"-i", "x", "-s", "64"}, "-s"},  // txpush only
+      {Benchmark::txpush, {"-i", "x", "-s", "5000"}, "larger than a frame"},
+      {Benchmark::txpush, {"-i", "x", "-f", "2048", "-s", "4096"}, "larger than a frame"},
+      {Benchmark::txpush, {"-i", "x", "-s", "41"}, "smaller than the headers"},
+      {Benchmark::txpush, {"-i", "x", "-V", "-s", "45"}, "smaller than the headers"},
+      {Benchmark::rxdrop, {"-i", "x", "-b", "4096"}, "larger than a ring"},
+      {Benchmark::rxdrop, {"-i", "x", "--ring-size", "512", "-b", "513"}, "larger than a ring"},
+      {Benchmark::rxdrop, {"-i", "x", "-b", "0"}, "batch size"},
+      {Benchmark::rxdrop, {"-i", "x", "-f", "3000"}, "power of two"},
+      {Benchmark::rxdrop, {"-i", "x", "-f", "8192"}, "2048 or 4096"},
+      {Benchmark::rxdrop, {"-i", "x", "--ring-size", "1000"}, "power of two"},
+      {Benchmark::rxdrop, {"-i", "x", "--frames", "10"}, "frames"},
+      {Benchmark::txpush, {"-i", "x", "-G", "11:22:33"}, "MAC"},
+      {Benchmark::txpush, {"-i", "x", "-G", "11:22:33:44:55:gg"}, "MAC"},
+      {Benchmark::txpush, {"-i", "x", "-H", "11-22-33-44-55-66"}, "MAC"},
+      {Benchmark::txpush, {"-i", "x", "--dst-ip", "300.1.2.3"}, "IPv4"},
+      {Benchmark::txpush, {"-i", "x", "--src-ip", "10.0.0"}, "IPv4"},
+      {Benchmark::txpush, {"-i", "x", "--src-port", "70000"}, "--src-port"},
+      {Benchmark::txpush, {"-i", "x", "-V", "-J", "4096"}, "VLAN id"},
+      {Benchmark::txpush, {"-i", "x", "-V", "-K", "8"}, "VLAN priority"},
+      {Benchmark::txpush, {"-i", "x", "--rate", "-5"}, "rate"},
+      {Benchmark::rxdrop, {"-i", "x", "-q", "1-0"}, "backwards"},
+      {Benchmark::rxdrop, {"-i", "x", "-q", "0,0"}, "twice"},
+      {Benchmark::rxdrop, {"-i", "x", "-q", "a"}, "not a number"},
+      {Benchmark::rxdrop, {"-i", "x", "-q", "0,"}, "empty item"},
+      {Benchmark::rxdrop, {"-i", "x", "--cpu", "0-"}, "--cpu"},
+      {Benchmark::rxdrop, {"-i", "x", "-N", "-S"}, "--native"},
+      {Benchmark::rxdrop, {"-i", "x", "-z", "-c"}, "--zero-copy"},
+      {Benchmark::l2fwd, {"-i", "x", "-z", "-S"}, "--zero-copy"},
+      {Benchmark::l2fwd, {"-i", "x", "-n", "0"}, "interval"},
+      {Benchmark::l2fwd, {"-i", "x", "-d", "-1"}, "duration"},
+  };
+  for (const BadCase& c : cases) {
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    try {
+      parse(c.benchmark, c.args);
+      ADD_FAILURE() << "accepted: " << joined;
+    } catch (const CLI::ParseError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(c.message), std::string::npos) << joined << "-> " << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << joined << "-> " << what;
+      EXPECT_NE(e.get_exit_code(), 0) << joined;
+    }
+  }
+}
+
+TEST(NumberList, RangesAndLists) {
+  using afxdp::tool::parse_number_list;
+  EXPECT_EQ(parse_number_list("3", "q"), std::vector<std::uint32_t>{3});
+  EXPECT_EQ(parse_number_list("0-3", "q"), (std::vector<std::uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(parse_number_list("4,0-1", "q"), (std::vector<std::uint32_t>{4, 0, 1}));
+  EXPECT_THROW(parse_number_list("", "q"), std::invalid_argument);
+  EXPECT_THROW(parse_number_list("1-2-3", "q"), std::invalid_argument);
+  EXPECT_THROW(parse_number_list("0-100000", "q"), std::invalid_argument);
+}
+
+}  // namespace

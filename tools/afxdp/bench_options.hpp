@@ -1,0 +1,94 @@
+// The options that the benchmark subcommands (rxdrop, txpush, l2fwd) share, named as xdpsock
+// names them, in one struct with one function that adds them to a sub-app.
+//
+// Parsing is pure: add_bench_options binds the command line to the struct, and finish_bench_options
+// turns the texts (queue lists, MAC and IPv4 addresses) into values and checks every rule that
+// needs no kernel. Checks that need the kernel (does the interface exist, how many queues does it
+// have) happen when the command runs, before anything is set up.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace afxdp::tool {
+
+enum class Benchmark { rxdrop, txpush, l2fwd };
+
+const char* benchmark_name(Benchmark benchmark);
+
+using Mac = std::array<std::uint8_t, 6>;
+
+struct BenchOptions {
+  Benchmark benchmark = Benchmark::rxdrop;
+  std::string interface;                  // -i
+  std::string queue_text = "0";           // -q "0", "0,1", "0-3"
+  bool native = false;                    // -N (the default)
+  bool skb = false;                       // -S
+  bool zero_copy = false;                 // -z
+  bool copy = false;                      // -c
+  bool use_poll = false;                  // -p
+  bool busy_poll = false;                 // -B
+  bool no_need_wakeup = false;            // -m
+  std::uint32_t frame_size = 4096;        // -f
+  bool unaligned = false;                 // -u
+  std::uint32_t batch = 64;               // -b
+  std::uint32_t packet_size = 64;         // -s (txpush): bytes from the Ethernet header on
+  std::uint64_t count = 0;                // -C: 0 is no limit
+  double duration = 0;                    // -d seconds: 0 is until interrupted
+  double interval = 1;                    // -n seconds
+  bool extra_stats = false;               // -x
+  bool app_stats = false;                 // -a
+  bool quiet = false;                     // -Q
+  bool shared_umem = false;               // -M
+  std::string dst_mac_text;               // -G: default broadcast
+  std::string src_mac_text;               // -H: default the interface's own
+  bool vlan = false;                      // -V
+  std::uint32_t vlan_id = 1;              // -J
+  std::uint32_t vlan_priority = 0;        // -K
+  std::string src_ip_text = "192.0.2.1";  // --src-ip (TEST-NET-1)
+  std::string dst_ip_text = "192.0.2.2";  // --dst-ip
+  std::uint32_t src_port = 1024;          // --src-port
+  std::uint32_t dst_port = 9;             // --dst-port (discard)
+  double rate = 0;                        // --rate packets per second, 0: as fast as possible
+  std::string cpu_text;                   // --cpu "0,1" or "0-1"
+  bool json = false;                      // --json
+  bool force = false;                     // --force
+  std::uint32_t frames = 4096;            // --frames per queue
+  std::uint32_t ring_size = 2048;         // --ring-size: every ring
+  std::string pcap_file;                  // --pcap (txpush): send this capture's frames instead
+  std::uint64_t loop = 1;                 // --loop (with --pcap): times through it, 0: no end
+
+  // Filled in by finish_bench_options.
+  std::vector<std::uint32_t> queues;
+  std::vector<std::uint32_t> cpus;
+  std::optional<Mac> dst_mac;
+  std::optional<Mac> src_mac;
+  std::uint32_t src_ip = 0;  // host byte order
+  std::uint32_t dst_ip = 0;
+};
+
+// Adds the options of `benchmark` to `app`, bound to `options`, each with its default in --help.
+void add_bench_options(CLI::App& app, BenchOptions& options, Benchmark benchmark);
+
+// Converts the texts and checks every rule that needs no kernel. Throws std::invalid_argument
+// naming the option and the rule.
+void finish_bench_options(BenchOptions& options);
+
+// "0", "0,2", "0-3", "0-1,4": ascending or not, no duplicates. Throws std::invalid_argument.
+std::vector<std::uint32_t> parse_number_list(const std::string& text, const char* what);
+// "aa:bb:cc:dd:ee:ff". Throws std::invalid_argument.
+Mac parse_mac(const std::string& text, const char* what);
+// Dotted quad, host byte order. Throws std::invalid_argument.
+std::uint32_t parse_ipv4(const std::string& text, const char* what);
+
+// Adds the benchmark `name` to `parent` and returns the sub-app; options live in `options`, and
+// a parse-complete callback runs finish_bench_options (its errors become CLI11 parse errors).
+CLI::App* add_bench_subcommand(CLI::App& parent, BenchOptions& options, Benchmark benchmark,
+                               const char* description);
+
+}  // namespace afxdp::tool
