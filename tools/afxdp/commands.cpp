@@ -1,12 +1,14 @@
 #include "commands.hpp"
 
 #include "demo.hpp"
+#include "rxdrop.hpp"
 
 namespace afxdp::tool {
 
 std::vector<Command> add_all_commands(CLI::App& app) {
   std::vector<Command> commands;
   commands.push_back(add_demo_command(app));
+  commands.push_back(add_rxdrop(app));
   return commands;
 }
 

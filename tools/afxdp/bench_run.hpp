@@ -1,0 +1,97 @@
+// What the three benchmarks share: set up (privilege, checks, UMEMs, sockets, the redirect
+// program), run one pinned thread per queue, print statistics every interval, stop on -d, -C,
+// SIGINT or SIGTERM, print the summary.
+//
+// Threading: each Worker (one queue, one socket) belongs to its thread; the main thread only
+// reads its Counters and flags.
+#pragma once
+
+#include "bench_options.hpp"
+#include "bench_stats.hpp"
+
+#include <afxdp/socket.hpp>
+#include <afxdp/umem.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace afxdp::tool {
+
+// The packet limit of -C, shared by every queue thread: each claims what it is about to count
+// (only with -C is this shared word touched on the data path).
+class PacketBudget {
+ public:
+  explicit PacketBudget(std::uint64_t limit) noexcept : limited_(limit != 0), left_(limit) {}
+  // Up to n packets that may still be counted; 0 when the limit is reached.
+  std::uint32_t claim(std::uint32_t n) noexcept {
+    if (!limited_) return n;
+    std::uint64_t left = left_.load(std::memory_order_relaxed);
+    for (;;) {
+      const std::uint64_t take = left < n ? left : n;
+      if (take == 0) return 0;
+      if (left_.compare_exchange_weak(left, left - take, std::memory_order_relaxed)) {
+        return static_cast<std::uint32_t>(take);
+      }
+    }
+  }
+  // Give back what was claimed and could not be used (the ring was full).
+  void refund(std::uint32_t n) noexcept {
+    if (limited_) left_.fetch_add(n, std::memory_order_relaxed);
+  }
+  bool exhausted() const noexcept { return limited_ && left_.load(std::memory_order_relaxed) == 0; }
+
+ private:
+  bool limited_;
+  std::atomic<std::uint64_t> left_;
+};
+
+// One queue's share of everything: its socket, its frames, its counters.
+struct Worker {
+  Socket* socket = nullptr;
+  Umem* umem = nullptr;
+  std::uint64_t first_addr = 0;  // this queue's frames: first_addr + i * frame_size
+  std::uint32_t frames = 0;
+  std::uint32_t frame_size = 0;
+  const BenchOptions* options = nullptr;
+  Counters* counters = nullptr;
+  PacketBudget* budget = nullptr;
+  const std::atomic<bool>* stop = nullptr;
+  double rate = 0;                     // packets per second for this queue (txpush), 0: no limit
+  std::vector<std::uint8_t> packet;    // the frame txpush sends
+  std::vector<std::vector<std::uint8_t>> replay;  // or txpush --pcap's frames, in order
+  std::atomic<bool> done{false};       // the loop has returned
+  std::atomic<int> error{0};           // errno of a wake-up that failed for good
+
+  bool stopping() const noexcept { return stop->load(std::memory_order_relaxed); }
+  // Count a syscall; false (and the error recorded) when it failed for a reason other than the
+  // expected ones (EAGAIN, EBUSY, ENOBUFS, ENETDOWN).
+  bool syscall(WakeStatus status) noexcept {
+    Counters::add(counters->syscalls, 1);
+    if (status.transient()) return true;
+    error.store(status.error, std::memory_order_relaxed);
+    return false;
+  }
+  bool wake_rx() noexcept { return syscall(socket->wake_rx()); }
+  bool wake_tx() noexcept { return syscall(socket->wake_tx()); }
+  // poll(2) for `events`, 100 ms at most so that a stop request is seen soon.
+  bool poll(short events) noexcept {
+    const int rc = socket->poll(events, 100);
+    return syscall(WakeStatus{rc < 0 ? -rc : 0});
+  }
+  // The start of the frame that holds `addr` (rx descriptors point past the headroom).
+  std::uint64_t frame_of(std::uint64_t addr) const noexcept { return addr - addr % frame_size; }
+};
+
+struct BenchmarkLoops {
+  void (*prepare)(Worker&);  // runs on the main thread before the program sees traffic
+  void (*loop)(Worker&);     // runs on the queue's own pinned thread until stopping()
+};
+
+// Set up, run and report one benchmark; returns the exit code. Throws on a setup failure.
+int run_benchmark(const BenchOptions& options, BenchmarkLoops loops);
+
+// Lend the kernel up to a fill ring's worth of this queue's frames (rxdrop, l2fwd).
+void fill_frames(Worker& worker);
+
+}  // namespace afxdp::tool
