@@ -2,6 +2,7 @@
 
 #include "demo.hpp"
 #include "rxdrop.hpp"
+#include "txpush.hpp"
 
 namespace afxdp::tool {
 
@@ -9,6 +10,7 @@ std::vector<Command> add_all_commands(CLI::App& app) {
   std::vector<Command> commands;
   commands.push_back(add_demo_command(app));
   commands.push_back(add_rxdrop(app));
+  commands.push_back(add_txpush(app));
   return commands;
 }
 
