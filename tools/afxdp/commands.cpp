@@ -3,6 +3,7 @@
 #include "demo.hpp"
 #include "rxdrop.hpp"
 #include "txpush.hpp"
+#include "l2fwd.hpp"
 
 namespace afxdp::tool {
 
@@ -11,6 +12,7 @@ std::vector<Command> add_all_commands(CLI::App& app) {
   commands.push_back(add_demo_command(app));
   commands.push_back(add_rxdrop(app));
   commands.push_back(add_txpush(app));
+  commands.push_back(add_l2fwd(app));
   return commands;
 }
 

@@ -1,0 +1,115 @@
+#include "l2fwd.hpp"
+
+#include "packet.hpp"
+
+#include <memory>
+#include <poll.h>
+
+namespace afxdp::tool {
+namespace {
+
+// Completed frames go back to the fill ring. Room is always there: no more frames circulate than
+// the fill ring holds.
+// Returns how many were recycled.
+std::uint32_t recycle_completions(Worker& w, std::uint32_t batch) {
+  CompletionRing& completion = w.socket->completion();
+  FillRing& fill = w.socket->fill();
+  const std::uint32_t n = completion.peek(batch);
+  if (n == 0) return 0;
+  if (fill.reserve(n) != n) {
+    completion.cancel(n);
+    return 0;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) fill.at(i) = w.frame_of(completion.at(i));
+  fill.submit(n);
+  completion.release(n);
+  Counters::add(w.counters->tx, n);
+  return n;
+}
+
+}  // namespace
+
+Verdict SwapMacs::operator()(std::uint8_t* frame, std::uint32_t length) const noexcept {
+  if (length >= 14) [[likely]] {
+    swap_macs(frame);
+    return Verdict::forward;
+  }
+  return Verdict::drop;  // shorter than an Ethernet header: nothing to send back
+}
+
+template <class Handler>
+void forward_loop(Worker& w, Handler handler) {
+  const BenchOptions& o = *w.options;
+  RxRing& rx = w.socket->rx();
+  TxRing& tx = w.socket->tx();
+  FillRing& fill = w.socket->fill();
+  std::uint64_t in_flight = 0;  // forwarded, not yet completed
+  while (!w.stopping() && !w.budget->exhausted()) {
+    in_flight -= recycle_completions(w, o.batch);
+    std::uint32_t n = rx.peek(o.batch);
+    if (n == 0) {
+      Counters::add(w.counters->empty_polls, 1);
+      // Frames still waiting on the tx ring need a kick; an empty rx ring may need the kernel
+      // told that the fill ring has frames.
+      if (tx.outstanding() != 0 && (o.no_need_wakeup || tx.needs_wakeup())) {
+        if (!w.wake_tx()) return;
+      }
+      if (o.use_poll) {
+        if (!w.poll(POLLIN)) return;
+      } else if (o.busy_poll || fill.needs_wakeup()) {
+        if (!w.wake_rx()) return;
+      }
+      continue;
+    }
+    const std::uint32_t counted = w.budget->claim(n);
+    if (counted < n) rx.cancel(n - counted);  // beyond -C: leave them on the ring
+    if (counted == 0) break;
+    n = counted;
+    if (tx.reserve(n) != n) {
+      // The tx ring is full: kick it, and come back for these frames on the next turn.
+      rx.cancel(n);
+      w.budget->refund(n);
+      if (!w.wake_tx()) return;
+      continue;
+    }
+    std::uint32_t sent = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const xdp_desc& desc = rx.at(i);
+      auto* frame = reinterpret_cast<std::uint8_t*>(w.umem->data(desc.addr));
+      const Verdict verdict = handler(frame, desc.len);
+      // In order of likelihood: forwarding is the rule, a drop the exception.
+      if (verdict == Verdict::forward) [[likely]] {
+        tx.at(sent++) = desc;
+      } else if (fill.reserve(1) == 1) {
+        fill.at(0) = w.frame_of(desc.addr);  // a dropped frame goes straight back to the kernel
+        fill.submit(1);
+      }
+    }
+    tx.cancel(n - sent);
+    tx.submit(sent);
+    in_flight += sent;
+    rx.release(n);
+    Counters::add(w.counters->rx, n);
+    if (sent != 0 && (o.no_need_wakeup || tx.needs_wakeup())) {
+      if (!w.wake_tx()) return;
+    }
+  }
+  // -C reached: wait until the kernel has sent what we forwarded.
+  while (in_flight != 0 && !w.stopping()) {
+    in_flight -= recycle_completions(w, o.batch);
+    if (tx.outstanding() != 0 && (o.no_need_wakeup || tx.needs_wakeup())) {
+      if (!w.wake_tx()) return;
+    }
+  }
+}
+
+void l2fwd_loop(Worker& w) { forward_loop(w, SwapMacs{}); }
+
+Command add_l2fwd(CLI::App& parent) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* app = add_bench_subcommand(parent, *options, Benchmark::l2fwd,
+                                       "send every frame back out, MAC addresses swapped");
+  return {app, [options] { return run_benchmark(*options, {fill_frames, l2fwd_loop}); }};
+}
+
+}  // namespace afxdp::tool
