@@ -1,0 +1,85 @@
+// Bad input to the real binary: each case gives exactly one line on stderr, a non-zero exit,
+// and leaves no XDP program attached.
+#include "system_test.hpp"
+#include "tool_process.hpp"
+
+#include <afxdp/interface.hpp>
+#include <afxdp/xsk_program.hpp>
+#include <lab.hpp>
+
+#include <algorithm>
+
+namespace {
+
+struct BadRun {
+  std::vector<std::string> args;  // "A" and "B" stand for the veth pair's ends
+  std::vector<std::string> says;  // parts of the one line on stderr
+};
+
+void expect_one_line_failure(const std::vector<std::string>& args,
+                             const std::vector<std::string>& says, const std::string& label) {
+  const afxdp::test::ToolResult r = afxdp::test::run_tool(args, 30000);
+  EXPECT_NE(r.exit_code, 0) << label;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << label << ": " << r.err;
+  EXPECT_EQ(r.err.back(), '\n') << label;
+  for (const auto& part : says) EXPECT_NE(r.err.find(part), std::string::npos) << label << ": " << r.err;
+  EXPECT_EQ(r.out, "") << label;
+}
+
+TEST(ToolBadInput, OneLineNonZeroExitNothingAttached) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const std::vector<BadRun> runs = {
+      {{"rxdrop", "-i", "nosuchif0", "-d", "1"}, {"nosuchif0", "does not exist"}},
+      {{"rxdrop", "-i", "B", "-q", "3", "-d", "1"}, {"queue", "B", "1 rx queue"}},
+      {{"rxdrop", "-i", "B", "-q", "0-1", "-d", "1"}, {"queue 1 does not exist"}},
+      {{"rxdrop", "-i", "B", "-z", "-d", "1"}, {"zero-copy", "B", "-c"}},
+      {{"l2fwd", "-i", "B", "-z", "-d", "1"}, {"zero-copy", "B", "-c"}},
+      {{"txpush", "-i", "A", "-s", "5000", "-d", "1"}, {"larger than a frame"}},
+      {{"rxdrop", "-i", "B", "-b", "4096", "-d", "1"}, {"larger than a ring"}},
+      {{"rxdrop", "-i", "B", "-f", "3000", "-d", "1"}, {"power of two"}},
+      {{"l2fwd", "-i", "B", "--ring-size", "1000", "-d", "1"}, {"power of two"}},
+      {{"txpush", "-i", "A", "-G", "11:22:33", "-d", "1"}, {"MAC"}},
+      {{"txpush", "-i", "A", "-H", "11:22:33:44:55:zz", "-d", "1"}, {"MAC"}},
+      {{"txpush", "-i", "A", "--dst-ip", "300.1.2.3", "-d", "1"}, {"IPv4"}},
+      {{"rxdrop", "-i", "B", "--bogus", "-d", "1"}, {"--bogus"}},
+      {{"rxdrop", "-i", "B", "--cpu", "4000", "-d", "1"}, {"CPU 4000"}},
+  };
+  const unsigned b_index = afxdp::interface_index(veth.b());
+  for (const BadRun& run : runs) {
+    std::vector<std::string> args = run.args;
+    std::vector<std::string> says = run.says;
+    for (auto* list : {&args, &says}) {
+      for (auto& word : *list) {
+        for (const auto& [from, to] : {std::pair{"A", veth.a()}, std::pair{"B", veth.b()}}) {
+          if (word == from) word = to;
+          if (const auto at = word.find(std::string(" ") + from); at != std::string::npos) {
+            word.replace(at + 1, 1, to);
+          }
+        }
+      }
+    }
+    std::string label;
+    for (const auto& a : args) label += a + " ";
+    expect_one_line_failure(args, says, label);
+    EXPECT_EQ(afxdp::attached_xdp_program(b_index), 0U) << label;
+    EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth.a())), 0U) << label;
+  }
+}
+
+TEST(ToolBadInput, AnotherProgramIsNotReplacedWithoutForce) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const unsigned b_index = afxdp::interface_index(veth.b());
+  {
+    afxdp::XskProgram other({.interface = veth.b(), .mode = afxdp::AttachMode::native});
+    for (const char* benchmark : {"rxdrop", "l2fwd"}) {
+      expect_one_line_failure({benchmark, "-i", veth.b(), "-d", "1"},
+                              {"already attached", veth.b(), "--force"}, benchmark);
+      EXPECT_EQ(afxdp::attached_xdp_program(b_index), other.program_id());
+    }
+  }
+  EXPECT_EQ(afxdp::attached_xdp_program(b_index), 0U);
+}
+
+}  // namespace
