@@ -43,7 +43,8 @@ void make_room(const XskProgramConfig& config, unsigned ifindex) {
     throw std::system_error(EBUSY, std::generic_category(),
                             "the XDP program (id " + std::to_string(other) + ") on " +
                                 config.interface +
-                                " belongs to another process's bpf_link and cannot be replaced");
+                                " is held by a bpf_link (another XskProgram, in this process or"
+                                " another) and only its owner can detach it");
   }
 }
 

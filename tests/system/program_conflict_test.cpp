@@ -48,6 +48,10 @@ TEST(ProgramConflict, SecondRedirectProgramIsRefused) {
       } catch (const std::system_error& e) {
         EXPECT_EQ(e.code().value(), EBUSY) << e.what();
         EXPECT_TRUE(mentions(e.what(), veth.b())) << e.what();
+        // replace=true cannot help: a bpf_link is detached only by its owner.
+        if (replace) {
+          EXPECT_TRUE(mentions(e.what(), "bpf_link")) << e.what();
+        }
       }
     }
   }
