@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "demo.hpp"
+#include "gen.hpp"
 #include "rxdrop.hpp"
 #include "txpush.hpp"
 #include "l2fwd.hpp"
@@ -10,6 +11,7 @@ namespace afxdp::tool {
 std::vector<Command> add_all_commands(CLI::App& app) {
   std::vector<Command> commands;
   commands.push_back(add_demo_command(app));
+  commands.push_back(add_gen_command(app));
   commands.push_back(add_rxdrop(app));
   commands.push_back(add_txpush(app));
   commands.push_back(add_l2fwd(app));

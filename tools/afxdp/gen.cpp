@@ -1,0 +1,263 @@
+#include "gen.hpp"
+
+#include "gen_frame.hpp"
+#include "stop_signals.hpp"
+#include "thousands.hpp"
+
+#include <afxdp/detail/socket_option.hpp>
+#include <afxdp/detail/unique_fd.hpp>
+#include <afxdp/interface.hpp>
+#include <lab.hpp>
+
+#include "gen_tx.skel.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+namespace afxdp::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The most frames one test run repeats: short enough (~ms) to check signals, the clock and the
+// pace between runs.
+constexpr std::uint64_t max_chunk = 65536;
+
+CLI::Validator mac_validator() {
+  return CLI::Validator(
+      [](std::string& text) {
+        return parse_mac(text) ? std::string{} : "not a MAC address (aa:bb:cc:dd:ee:ff): " + text;
+      },
+      "MAC");
+}
+
+CLI::Validator ipv4_validator() {
+  return CLI::Validator(
+      [](std::string& text) {
+        return parse_ipv4(text) ? std::string{} : "not an IPv4 address (a.b.c.d): " + text;
+      },
+      "IPV4");
+}
+
+struct SkeletonDeleter {
+  void operator()(gen_tx* skeleton) const noexcept { gen_tx__destroy(skeleton); }
+};
+
+std::optional<std::uint64_t> read_number(const std::string& path) {
+  std::ifstream in(path);
+  std::uint64_t value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value;
+}
+
+// The other end of a veth pair in this namespace: IF's iflink names its peer, and the peer's
+// iflink names IF back (a VLAN's lower device would not). nullopt when not found.
+std::optional<std::string> veth_peer(const std::string& interface, unsigned ifindex) {
+  const auto link = read_number("/sys/class/net/" + interface + "/iflink");
+  if (!link || *link == ifindex || *link == 0) return std::nullopt;
+  char name[IF_NAMESIZE] = {};
+  if (::if_indextoname(static_cast<unsigned>(*link), name) == nullptr) return std::nullopt;
+  const auto back = read_number(std::string("/sys/class/net/") + name + "/iflink");
+  if (!back || *back != ifindex) return std::nullopt;
+  return std::string(name);
+}
+
+MacAddress to_mac(const std::vector<std::uint8_t>& bytes) {
+  MacAddress mac{};
+  std::copy_n(bytes.begin(), std::min<std::size_t>(6, bytes.size()), mac.begin());
+  return mac;
+}
+
+unsigned interface_mtu(const std::string& interface) {
+  ifreq request{};
+  std::strncpy(request.ifr_name, interface.c_str(), IFNAMSIZ - 1);
+  auto fd = detail::UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
+  if (::ioctl(fd.get(), SIOCGIFMTU, &request) != 0) {
+    detail::throw_errno(errno, "SIOCGIFMTU on " + interface);
+  }
+  return static_cast<unsigned>(request.ifr_mtu);
+}
+
+std::uint64_t tx_packets(const std::string& interface) {
+  return read_number("/sys/class/net/" + interface + "/statistics/tx_packets").value_or(0);
+}
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+CLI::App* add_gen_options(CLI::App& parent, GenOptions& o) {
+  CLI::App* app = parent.add_subcommand(
+      "gen", "send UDP frames out of an interface through the kernel's XDP live-frames test run");
+  app->add_option("-i,--interface", o.interface, "interface to send on")->required();
+  app->add_option("-s,--size", o.size, "frame size in bytes, without FCS")
+      ->check(CLI::Range(gen_min_size, gen_max_size));
+  app->add_option("-C,--count", o.count, "frames to send (0: until -d or Ctrl-C)");
+  app->add_option("--rate", o.rate, "frames per second (0: as fast as possible)");
+  app->add_option("-G,--dst-mac", o.dst_mac, "destination MAC (default: the veth peer's, else ff:ff:ff:ff:ff:ff)")
+      ->check(mac_validator());
+  app->add_option("-H,--src-mac", o.src_mac, "source MAC (default: the interface's)")
+      ->check(mac_validator());
+  app->add_option("--src-ip", o.src_ip, "source IPv4 address")->check(ipv4_validator());
+  app->add_option("--dst-ip", o.dst_ip, "destination IPv4 address")->check(ipv4_validator());
+  app->add_option("--src-port", o.src_port, "UDP source port");
+  app->add_option("--dst-port", o.dst_port, "UDP destination port");
+  app->add_option("--cpu", o.cpu, "pin to this CPU (the kernel runs the frames on it)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("-d,--duration", o.duration, "seconds to run (0: until -C or Ctrl-C)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--batch-size", o.batch_size, "frames per kernel batch")->check(CLI::Range(1, 256));
+  app->add_flag("--json", o.json, "one JSON object per second and a final summary");
+  app->add_flag("-Q,--quiet", o.quiet, "print only the final summary");
+  return app;
+}
+
+Command add_gen_command(CLI::App& parent) {
+  auto options = std::make_shared<GenOptions>();
+  CLI::App* app = add_gen_options(parent, *options);
+  return {app, [options] { return run_gen(*options); }};
+}
+
+int run_gen(const GenOptions& o) {
+  if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
+    throw std::runtime_error("gen needs " + missing);
+  }
+  const unsigned ifindex = interface_index(o.interface);
+  if (o.size < gen_min_size || o.size > gen_max_size) {
+    throw std::invalid_argument("size: must be " + std::to_string(gen_min_size) + ".." +
+                                std::to_string(gen_max_size));
+  }
+  if (const unsigned mtu = interface_mtu(o.interface); o.size > mtu + 14) {
+    throw std::invalid_argument("size: " + std::to_string(o.size) + " exceeds " + o.interface +
+                                "'s MTU " + std::to_string(mtu) + " + 14");
+  }
+
+  UdpFrameSpec spec;
+  spec.size = o.size;
+  const std::optional<std::string> peer = veth_peer(o.interface, ifindex);
+  spec.src_mac = o.src_mac.empty() ? to_mac(lab::mac_address(o.interface)) : *parse_mac(o.src_mac);
+  if (!o.dst_mac.empty()) {
+    spec.dst_mac = *parse_mac(o.dst_mac);
+  } else if (peer) {
+    spec.dst_mac = to_mac(lab::mac_address(*peer));
+  }
+  spec.src_ip = *parse_ipv4(o.src_ip);
+  spec.dst_ip = *parse_ipv4(o.dst_ip);
+  spec.src_port = o.src_port;
+  spec.dst_port = o.dst_port;
+  std::vector<std::uint8_t> frame = build_udp_frame(spec);
+
+  if (o.cpu >= 0 && !lab::pin_to_cpu(static_cast<unsigned>(o.cpu))) {
+    throw std::invalid_argument("cpu: " + std::to_string(o.cpu) + " is not available");
+  }
+
+  std::unique_ptr<gen_tx, SkeletonDeleter> skeleton(gen_tx__open_and_load());
+  if (!skeleton) detail::throw_errno(errno, "bpf: load the gen_tx program");
+  const int prog_fd = bpf_program__fd(skeleton->progs.gen_tx);
+
+  xdp_md context{};
+  context.data_end = static_cast<std::uint32_t>(frame.size());
+  context.ingress_ifindex = ifindex;
+  context.rx_queue_index = 0;
+
+  StopSignals stop;
+  const auto start = Clock::now();
+  const auto deadline =
+      o.duration > 0 ? start + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(o.duration))
+                     : Clock::time_point::max();
+  // With a rate, runs are small enough (~10 ms of frames) that pacing between them is smooth.
+  const std::uint64_t chunk =
+      o.rate > 0 ? std::clamp<std::uint64_t>(o.rate / 100, 1, max_chunk) : max_chunk;
+  const bool veth = interface_driver(o.interface) == "veth";
+  const std::uint64_t tx_before = tx_packets(o.interface);
+
+  std::uint64_t sent = 0;
+  std::uint64_t reported = 0;
+  auto last_report = start;
+  bool first = true;
+  while (o.count == 0 || sent < o.count) {
+    const std::uint64_t n = o.count == 0 ? chunk : std::min(chunk, o.count - sent);
+    bpf_test_run_opts run{};
+    run.sz = sizeof run;
+    run.data_in = frame.data();
+    run.data_size_in = static_cast<std::uint32_t>(frame.size());
+    run.ctx_in = &context;
+    run.ctx_size_in = sizeof context;
+    run.repeat = static_cast<int>(n);
+    run.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
+    run.batch_size = o.batch_size;
+    if (bpf_prog_test_run_opts(prog_fd, &run) != 0) {
+      const int error = errno;
+      detail::throw_errno(error, "BPF_PROG_TEST_RUN (XDP live frames) on " + o.interface +
+                                     (error == EINVAL ? " (needs Linux 5.18 or later)" : ""));
+    }
+    sent += n;
+    if (first && veth) {
+      // veth hands XDP-transmitted frames to its peer's NAPI, which exists only while the peer
+      // has a native XDP program (or GRO) on; otherwise it drops them all without counting
+      // them anywhere. Those it takes are counted in our tx_packets before the test run returns.
+      if (tx_packets(o.interface) == tx_before) {
+        const std::string who = peer ? *peer : "PEER";
+        throw std::runtime_error("veth " + o.interface + " transmitted none of " +
+                                 std::to_string(n) + " frames: its peer " + who +
+                                 " needs a native XDP program attached (e.g. afxdp rxq-info -i " +
+                                 who + " -a PASS) or GRO enabled (ethtool -K " + who + " gro on)");
+      }
+    }
+    first = false;
+
+    const auto now = Clock::now();
+    if (!o.quiet && now - last_report >= std::chrono::seconds(1)) {
+      const double pps = static_cast<double>(sent - reported) / seconds(now - last_report);
+      if (o.json) {
+        std::printf("{\"interface\":\"%s\",\"pps\":%.0f,\"total\":%llu}\n", o.interface.c_str(),
+                    pps, static_cast<unsigned long long>(sent));
+      } else {
+        std::printf("%s: %s pps, %s total\n", o.interface.c_str(),
+                    thousands(static_cast<std::uint64_t>(pps)).c_str(), thousands(sent).c_str());
+      }
+      std::fflush(stdout);
+      reported = sent;
+      last_report = now;
+    }
+    if (now >= deadline) break;
+    auto pause = std::chrono::nanoseconds::zero();
+    if (o.rate > 0) {
+      const auto due = start + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(static_cast<double>(sent) /
+                                                                 static_cast<double>(o.rate)));
+      pause = std::chrono::duration_cast<std::chrono::nanoseconds>(std::min(due, deadline) - now);
+    }
+    if (stop.wait(pause)) break;
+  }
+
+  const double elapsed = seconds(Clock::now() - start);
+  const double pps = elapsed > 0 ? static_cast<double>(sent) / elapsed : 0;
+  if (o.json) {
+    std::printf(
+        "{\"summary\":true,\"interface\":\"%s\",\"size\":%zu,\"sent\":%llu,\"duration_s\":%.3f,"
+        "\"pps\":%.0f}\n",
+        o.interface.c_str(), o.size, static_cast<unsigned long long>(sent), elapsed, pps);
+  } else {
+    std::printf("%s: sent %s frames of %zu bytes in %.3f s: %s pps\n", o.interface.c_str(),
+                thousands(sent).c_str(), o.size, elapsed,
+                thousands(static_cast<std::uint64_t>(pps)).c_str());
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace afxdp::tool
