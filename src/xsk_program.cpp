@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace afxdp {
 namespace {
@@ -25,10 +26,39 @@ std::uint32_t mode_flags(AttachMode mode) {
 
 const char* mode_name(AttachMode mode) { return mode == AttachMode::skb ? "skb" : "native"; }
 
+// Is program `program_id` on `ifindex` held by a bpf_link? Netlink cannot detach such a program:
+// the kernel refuses and libbpf prints the kernel's message on stderr, and the library does not
+// log, so look before trying. The program id is global, so it pins the link down even though
+// ifindex alone is only unique within a network namespace.
+bool held_by_link(unsigned ifindex, std::uint32_t program_id) {
+  std::uint32_t id = 0;
+  while (bpf_link_get_next_id(id, &id) == 0) {
+    const int fd = bpf_link_get_fd_by_id(id);
+    if (fd < 0) continue;  // gone meanwhile
+    bpf_link_info info{};
+    std::uint32_t length = sizeof info;
+    const bool match = bpf_obj_get_info_by_fd(fd, &info, &length) == 0 &&
+                       info.type == BPF_LINK_TYPE_XDP && info.prog_id == program_id &&
+                       info.xdp.ifindex == ifindex;
+    ::close(fd);
+    if (match) return true;
+  }
+  return false;
+}
+
+[[noreturn]] void refuse_link_held(const XskProgramConfig& config, std::uint32_t other) {
+  throw std::system_error(EBUSY, std::generic_category(),
+                          "the XDP program (id " + std::to_string(other) + ") on " +
+                              config.interface +
+                              " is held by a bpf_link (another XskProgram, in this process or"
+                              " another) and only its owner can detach it");
+}
+
 // Refuse to stand on another program, or take its place when the caller asked for it.
 void make_room(const XskProgramConfig& config, unsigned ifindex) {
   const std::uint32_t other = attached_xdp_program(ifindex);
   if (other == 0) return;
+  if (config.replace && held_by_link(ifindex, other)) refuse_link_held(config, other);
   if (!config.replace) {
     throw std::system_error(EBUSY, std::generic_category(),
                             "another XDP program (id " + std::to_string(other) +
@@ -39,13 +69,7 @@ void make_room(const XskProgramConfig& config, unsigned ifindex) {
   for (const AttachMode mode : {AttachMode::skb, AttachMode::native}) {
     bpf_xdp_detach(static_cast<int>(ifindex), mode_flags(mode), nullptr);
   }
-  if (attached_xdp_program(ifindex) != 0) {
-    throw std::system_error(EBUSY, std::generic_category(),
-                            "the XDP program (id " + std::to_string(other) + ") on " +
-                                config.interface +
-                                " is held by a bpf_link (another XskProgram, in this process or"
-                                " another) and only its owner can detach it");
-  }
+  if (attached_xdp_program(ifindex) != 0) refuse_link_held(config, other);
 }
 
 }  // namespace

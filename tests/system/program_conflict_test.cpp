@@ -40,6 +40,7 @@ TEST(ProgramConflict, SecondRedirectProgramIsRefused) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   afxdp::XskProgram first({.interface = veth.b(), .mode = afxdp::AttachMode::native});
+  ::testing::internal::CaptureStderr();  // the library does not log, libbpf included
   for (const afxdp::AttachMode mode : {afxdp::AttachMode::native, afxdp::AttachMode::skb}) {
     for (const bool replace : {false, true}) {
       try {
@@ -55,6 +56,7 @@ TEST(ProgramConflict, SecondRedirectProgramIsRefused) {
       }
     }
   }
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   // The first one is untouched.
   EXPECT_EQ(afxdp::attached_xdp_program(first.ifindex()), first.program_id());
 }
