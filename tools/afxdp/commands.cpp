@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "demo.hpp"
+#include "dump.hpp"
 #include "gen.hpp"
 #include "rxdrop.hpp"
 #include "txpush.hpp"
@@ -15,6 +16,7 @@ std::vector<Command> add_all_commands(CLI::App& app) {
   commands.push_back(add_rxdrop(app));
   commands.push_back(add_txpush(app));
   commands.push_back(add_l2fwd(app));
+  commands.push_back(add_dump_command(app));
   return commands;
 }
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <poll.h>
+#include <stdexcept>
 #include <thread>
 
 namespace afxdp::tool {
@@ -117,7 +118,9 @@ void txpush_loop(Worker& w) {
     Counters::add(w.counters->tx, done);
 
     std::uint32_t n = std::min(o.batch, pool.available());
-    if (!w.replay.empty()) n = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, replay_total - replayed));
+    if (!w.replay.empty()) {
+      n = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, replay_total - replayed));
+    }
     if (bucket.limited()) n = bucket.available(n);
     n = w.budget->claim(n);
     const bool replay_done = !w.replay.empty() && replayed == replay_total;
