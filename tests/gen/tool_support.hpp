@@ -43,8 +43,10 @@ inline std::vector<std::string> lines_of(const std::string& text) {
 // The tool binary built with the tests as a child process, stdout and stderr captured.
 class Tool {
  public:
-  explicit Tool(const std::vector<std::string>& args) {
-    std::vector<std::string> argv{AFXDP_CLI_PATH};
+  // `prefix` runs the tool through another program (e.g. setpriv ...), searched in PATH.
+  explicit Tool(const std::vector<std::string>& args, std::vector<std::string> prefix = {}) {
+    std::vector<std::string> argv = std::move(prefix);
+    argv.push_back(AFXDP_CLI_PATH);
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> raw;
     for (auto& arg : argv) raw.push_back(arg.data());
@@ -55,7 +57,7 @@ class Tool {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
-    const int rc = ::posix_spawn(&pid_, raw[0], &actions, nullptr, raw.data(), environ);
+    const int rc = ::posix_spawnp(&pid_, raw[0], &actions, nullptr, raw.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     ::close(out[1]);
     ::close(err[1]);

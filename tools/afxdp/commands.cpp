@@ -3,6 +3,7 @@
 #include "demo.hpp"
 #include "dump.hpp"
 #include "gen.hpp"
+#include "rxq_info.hpp"
 #include "rxdrop.hpp"
 #include "txpush.hpp"
 #include "l2fwd.hpp"
@@ -13,6 +14,7 @@ std::vector<Command> add_all_commands(CLI::App& app) {
   std::vector<Command> commands;
   commands.push_back(add_demo_command(app));
   commands.push_back(add_gen_command(app));
+  commands.push_back(add_rxq_info_command(app));
   commands.push_back(add_rxdrop(app));
   commands.push_back(add_txpush(app));
   commands.push_back(add_l2fwd(app));

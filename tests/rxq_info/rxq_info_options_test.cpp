@@ -1,0 +1,97 @@
+// rxq-info's option and action-name parsing, without a kernel.
+#include <rxq_info.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace {
+
+using afxdp::XdpAction;
+using afxdp::tool::parse_action;
+using afxdp::tool::plan_rxq_info;
+using afxdp::tool::Touch;
+
+TEST(RxqInfoAction, NamesInAnyCase) {
+  EXPECT_EQ(parse_action("DROP"), XdpAction::drop);
+  EXPECT_EQ(parse_action("drop"), XdpAction::drop);
+  EXPECT_EQ(parse_action("Pass"), XdpAction::pass);
+  EXPECT_EQ(parse_action("tx"), XdpAction::tx);
+  EXPECT_EQ(parse_action("XDP_REDIRECT"), XdpAction::redirect);
+  EXPECT_EQ(parse_action("xdp_aborted"), XdpAction::aborted);
+  for (const char* bad : {"", "DROPS", "XDP_", "forward", "xdp-drop", "4"}) {
+    EXPECT_FALSE(parse_action(bad)) << bad;
+  }
+  EXPECT_STREQ(afxdp::tool::action_name(XdpAction::tx), "XDP_TX");
+}
+
+struct Parsed {
+  CLI::App app{"test"};
+  afxdp::tool::RxqInfoOptions options;
+  Parsed() { afxdp::tool::add_rxq_info_options(app, options); }
+  void parse(std::vector<std::string> args) {
+    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+    app.parse(args);
+  }
+};
+
+TEST(RxqInfoOptions, DefaultsAreDropNoTouchNative) {
+  Parsed p;
+  p.parse({"rxq-info", "-i", "veth0"});
+  EXPECT_EQ(p.options.interface, "veth0");
+  EXPECT_FALSE(p.options.skb_mode);
+  const auto plan = plan_rxq_info(p.options);
+  EXPECT_EQ(plan.action, XdpAction::drop);
+  EXPECT_EQ(plan.touch, Touch::none);
+  EXPECT_DOUBLE_EQ(p.options.interval, 2.0);
+}
+
+TEST(RxqInfoOptions, ValuesArrive) {
+  Parsed p;
+  p.parse({"rxq-info", "-i", "v", "-S", "-a", "redirect", "--redirect-to", "w", "--read", "-s",
+           "0.5", "-d", "3", "--json"});
+  EXPECT_TRUE(p.options.skb_mode);
+  EXPECT_TRUE(p.options.json);
+  EXPECT_DOUBLE_EQ(p.options.interval, 0.5);
+  EXPECT_DOUBLE_EQ(p.options.duration, 3.0);
+  const auto plan = plan_rxq_info(p.options);
+  EXPECT_EQ(plan.action, XdpAction::redirect);
+  EXPECT_EQ(plan.touch, Touch::read);
+}
+
+TEST(RxqInfoOptions, TxAlwaysSwapsMacs) {
+  Parsed p;
+  p.parse({"rxq-info", "-i", "v", "-a", "TX", "--no-touch"});
+  EXPECT_EQ(plan_rxq_info(p.options).touch, Touch::swapmac);
+  Parsed q;
+  q.parse({"rxq-info", "-i", "v", "--swapmac"});
+  EXPECT_EQ(plan_rxq_info(q.options).action, XdpAction::drop);
+  EXPECT_EQ(plan_rxq_info(q.options).touch, Touch::swapmac);
+}
+
+TEST(RxqInfoOptions, RefusesBadCombinations) {
+  const std::vector<std::vector<std::string>> plan_errors = {
+      {"rxq-info", "-i", "v", "-a", "REDIRECT"},                 // no target
+      {"rxq-info", "-i", "v", "--redirect-to", "w"},             // target without REDIRECT
+      {"rxq-info", "-i", "v", "--read", "--swapmac"},
+      {"rxq-info", "-i", "v", "--no-touch", "--read"},
+  };
+  for (const auto& args : plan_errors) {
+    Parsed p;
+    p.parse(args);
+    EXPECT_THROW(plan_rxq_info(p.options), std::invalid_argument) << args.back();
+  }
+  const std::vector<std::vector<std::string>> parse_errors = {
+      {"rxq-info"},
+      {"rxq-info", "-i", "v", "-a", "bogus"},
+      {"rxq-info", "-i", "v", "-s", "0"},
+      {"rxq-info", "-i", "v", "-d", "-1"},
+      {"rxq-info", "-i", "v", "--redirect-to"},
+  };
+  for (const auto& args : parse_errors) {
+    Parsed p;
+    EXPECT_THROW(p.parse(args), CLI::ParseError) << args.back();
+  }
+}
+
+}  // namespace
