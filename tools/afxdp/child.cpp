@@ -43,7 +43,7 @@ void kill_all_children() noexcept {
   }
 }
 
-Child::Child(const std::vector<std::string>& args) {
+Child::Child(const std::vector<std::string>& args, const std::string& program) {
   int out_pipe[2], err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     detail::throw_errno(errno, "pipe2");
@@ -57,7 +57,7 @@ Child::Child(const std::vector<std::string>& args) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
-  const int rc = ::posix_spawn(&pid_, "/proc/self/exe", &actions, nullptr, raw.data(), environ);
+  const int rc = ::posix_spawn(&pid_, program.c_str(), &actions, nullptr, raw.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
@@ -66,7 +66,7 @@ Child::Child(const std::vector<std::string>& args) {
   if (rc != 0) {
     ::close(out_fd_);
     ::close(err_fd_);
-    detail::throw_errno(rc, "posix_spawn(/proc/self/exe)");
+    detail::throw_errno(rc, "posix_spawn(" + program + ")");
   }
   remember(pid_);
 }

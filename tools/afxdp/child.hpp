@@ -10,8 +10,9 @@ namespace afxdp::tool {
 
 class Child {
  public:
-  // Start `/proc/self/exe args...` with stdout and stderr captured.
-  explicit Child(const std::vector<std::string>& args);
+  // Start `program args...` (by default this same binary) with stdout and stderr captured.
+  explicit Child(const std::vector<std::string>& args,
+                 const std::string& program = "/proc/self/exe");
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
   // A child still running is killed (SIGKILL) and reaped.

@@ -4,9 +4,9 @@
 #include "dump.hpp"
 #include "gen.hpp"
 #include "rxq_info.hpp"
+#include "l2fwd.hpp"
 #include "rxdrop.hpp"
 #include "txpush.hpp"
-#include "l2fwd.hpp"
 
 namespace afxdp::tool {
 

@@ -1,0 +1,49 @@
+// The demo's matrix, table and JSON reading: no kernel needed.
+#include "demo.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using afxdp::tool::DemoCell;
+using afxdp::tool::DemoOptions;
+
+TEST(DemoMatrix, QuickMeasuresTwoCoresOnlyFullMeasuresBoth) {
+  const auto quick = afxdp::tool::demo_matrix({.quick = true});
+  const auto full = afxdp::tool::demo_matrix({});
+  EXPECT_EQ(full.size(), 3U * 2U * 2U * 2U);  // benchmarks x poll x modes x cores
+  EXPECT_EQ(quick.size(), full.size() / 2);
+  for (const DemoCell& cell : quick) EXPECT_EQ(cell.cores, 2);
+}
+
+TEST(DemoTable, RowsAreBenchmarksColumnsAreModes) {
+  std::vector<DemoCell> cells(3);
+  cells[0] = {"rxdrop", false, "native", 2, true, 8.25, ""};
+  cells[1] = {"rxdrop", false, "skb", 2, false, 0, "failed"};
+  cells[2] = {"l2fwd", true, "native", 2, true, 0.5, ""};
+  const std::string table = afxdp::tool::demo_table(cells);
+  std::istringstream lines(table);
+  std::string header, rxdrop, l2fwd;
+  std::getline(lines, header);
+  std::getline(lines, rxdrop);
+  std::getline(lines, l2fwd);
+  EXPECT_NE(header.find("native, 2 cores"), std::string::npos);
+  EXPECT_NE(header.find("skb, 2 cores"), std::string::npos);
+  EXPECT_EQ(rxdrop.rfind("rxdrop", 0), 0U);
+  EXPECT_NE(rxdrop.find("8.250"), std::string::npos);
+  EXPECT_NE(rxdrop.find(" -"), std::string::npos);  // the failed cell
+  EXPECT_EQ(l2fwd.rfind("l2fwd poll()", 0), 0U);
+  EXPECT_NE(l2fwd.find("0.500"), std::string::npos);
+}
+
+TEST(DemoJson, ReadsNumbersByKey) {
+  double value = 0;
+  EXPECT_TRUE(afxdp::tool::json_number(R"({"summary":true,"rx_pps":1234.5,"tx_pps":0})",
+                                       "rx_pps", value));
+  EXPECT_DOUBLE_EQ(value, 1234.5);
+  EXPECT_TRUE(afxdp::tool::json_number(R"({"a": 7})", "a", value));
+  EXPECT_DOUBLE_EQ(value, 7);
+  EXPECT_FALSE(afxdp::tool::json_number(R"({"rx_pps":"x"})", "rx_pps", value));
+  EXPECT_FALSE(afxdp::tool::json_number(R"({"other":1})", "rx_pps", value));
+}
+
