@@ -24,9 +24,11 @@ int main(int argc, char** argv) {
     afxdp::XskProgram program({.interface = veth.b(), .mode = afxdp::AttachMode::native});
     program.insert(0, socket.fd());
 
-    // Lend the kernel frames to receive into.
+    // Lend the kernel frames to receive into: half a fill ring's worth, so that a batch taken off
+    // rx always fits back on the fill ring (the kernel publishes rx entries before it moves the
+    // fill ring's consumer index, so a full fill ring can look full a moment longer).
     afxdp::FillRing& fill = socket.fill();
-    const std::uint32_t lent = fill.reserve(fill.size());
+    const std::uint32_t lent = fill.reserve(fill.size() / 2);
     for (std::uint32_t i = 0; i < lent; ++i) fill.at(i) = std::uint64_t{i} * umem.config().frame_size;
     fill.submit(lent);
 
@@ -46,7 +48,7 @@ int main(int argc, char** argv) {
         if (fill.needs_wakeup()) socket.wake_rx();
         continue;
       }
-      // Give the same frames straight back to the fill ring (room is there: we took them off it).
+      // Give the same frames straight back to the fill ring (room is there: see above).
       const std::uint32_t refill = fill.reserve(n);
       for (std::uint32_t i = 0; i < n; ++i) {
         const xdp_desc& desc = rx.at(i);
