@@ -45,6 +45,22 @@ void place_kernel_work(const lab::VethPair& veth, int cores) {
   lab::pin_napi_threads(veth.a(), cores == 1 ? app_cpu : source_cpu);
 }
 
+// Busy polling also needs the device to hold back its own interrupts/softirq while the socket
+// polls: napi_defer_hard_irqs and gro_flush_timeout (ns); 0 and 0 restore the default.
+void set_busy_poll_sysfs(const lab::VethPair& veth, bool on) {
+  for (const std::string& interface : {veth.a(), veth.b()}) {
+    const std::string dir = "/sys/class/net/" + interface + "/";
+    if (std::FILE* f = std::fopen((dir + "napi_defer_hard_irqs").c_str(), "w")) {
+      std::fputs(on ? "2" : "0", f);
+      std::fclose(f);
+    }
+    if (std::FILE* f = std::fopen((dir + "gro_flush_timeout").c_str(), "w")) {
+      std::fputs(on ? "200000" : "0", f);
+      std::fclose(f);
+    }
+  }
+}
+
 // The last line of `out` that carries "summary".
 std::string summary_line(const std::string& out) {
   std::istringstream lines(out);
@@ -55,28 +71,58 @@ std::string summary_line(const std::string& out) {
   return found;
 }
 
-void measure(DemoCell& cell, const lab::VethPair& veth, double seconds) {
+// gen's rate while the application ran: the median of its per-second lines, leaving out the
+// first (start-up) and the last (the application may have stopped).
+double offered_pps(const std::string& out) {
+  std::istringstream lines(out);
+  std::string line;
+  std::vector<double> rates;
+  while (std::getline(lines, line)) {
+    double pps = 0;
+    if (line.find("\"summary\"") == std::string::npos && json_number(line, "pps", pps)) {
+      rates.push_back(pps);
+    }
+  }
+  if (rates.size() > 2) rates = std::vector<double>(rates.begin() + 1, rates.end() - 1);
+  if (rates.empty()) return 0;
+  std::sort(rates.begin(), rates.end());
+  return rates[rates.size() / 2];
+}
+
+std::string cpu_list(int queues) { return queues == 1 ? std::to_string(app_cpu) : "1,0"; }
+
+void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
+             const std::vector<std::string>& extra) {
   place_kernel_work(veth, cell.cores);
+  set_busy_poll_sysfs(veth, cell.busy_poll);
   const std::string duration = format_seconds(seconds);
-  std::unique_ptr<Child> source;
+  std::vector<std::unique_ptr<Child>> sources;
   if (cell.benchmark != "txpush") {
-    // Runs longer than the application so that traffic covers its whole interval.
-    source = std::make_unique<Child>(std::vector<std::string>{
-        "gen", "-i", veth.a(), "--cpu", std::to_string(source_cpu), "-d",
-        format_seconds(seconds + 3), "-Q"});
+    // Runs longer than the application so that traffic covers its whole interval. veth puts a
+    // sender's frames on rx queue (sending CPU mod queues): one gen per queue, one per CPU.
+    for (int q = 0; q < cell.queues; ++q) {
+      sources.push_back(std::make_unique<Child>(std::vector<std::string>{
+          "gen", "-i", veth.a(), "--cpu", std::to_string((source_cpu + static_cast<unsigned>(q)) % 2), "-d",
+          format_seconds(seconds + 3), "--json"}));
+    }
   }
   std::vector<std::string> args{cell.benchmark, "-i", veth.b(), cell.mode == "skb" ? "-S" : "-N",
-                                "-c", "-d", duration, "--json", "--cpu", std::to_string(app_cpu)};
+                                "-c", "-d", duration, "--json", "--cpu", cpu_list(cell.queues),
+                                "-q", cell.queues == 1 ? "0" : "0,1"};
   if (cell.poll) args.push_back("-p");
+  if (cell.busy_poll) args.push_back("-B");
+  args.insert(args.end(), extra.begin(), extra.end());
   Child app(args);
   // Threaded NAPI kthreads appear once the program is attached: pin them again.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   if (cell.cores == 1) lab::pin_napi_threads(veth.b(), app_cpu);
   const int code = app.wait(static_cast<int>(seconds * 1000) + 15000);
-  if (source) {
+  for (auto& source : sources) {
     source->terminate();
     source->wait(5000);
+    cell.offered_mpps += offered_pps(source->out()) / 1e6;
   }
+  set_busy_poll_sysfs(veth, false);
   if (code != 0) {
     cell.error = app.first_error_line();
     if (cell.error.empty()) cell.error = "exit code " + std::to_string(code);
@@ -96,7 +142,10 @@ std::string column_name(const DemoCell& cell) {
   return cell.mode + ", " + std::to_string(cell.cores) + (cell.cores == 1 ? " core" : " cores");
 }
 
-std::string row_name(const DemoCell& cell) { return cell.benchmark + (cell.poll ? " poll()" : ""); }
+std::string row_name(const DemoCell& cell) {
+  return cell.benchmark + (cell.poll ? " poll()" : "") + (cell.busy_poll ? " busy-poll" : "") +
+         (cell.queues > 1 ? " " + std::to_string(cell.queues) + "q" : "");
+}
 
 int run_demo(const DemoOptions& options) {
   if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
@@ -107,7 +156,11 @@ int run_demo(const DemoOptions& options) {
   std::signal(SIGTERM, on_signal);
   lab::enter_private_network();
   // The namespace is ours alone, so plain names are fine; short, to fit NAPI kthread names.
-  lab::VethPair veth("demo", 1);
+  // Two queues on both ends when a cell asks for them (a sender on CPU 0 still lands on queue 0).
+  std::vector<DemoCell> cells = demo_matrix(options);
+  const bool two_queues = std::any_of(cells.begin(), cells.end(),
+                                      [](const DemoCell& cell) { return cell.queues > 1; });
+  lab::VethPair veth("demo", two_queues ? 2 : 1);
   lab::set_gro(veth.a(), true);
   lab::set_gro(veth.b(), true);
   if (!options.json) {
@@ -116,19 +169,20 @@ int run_demo(const DemoOptions& options) {
     std::fflush(stdout);
   }
 
-  std::vector<DemoCell> cells = demo_matrix(options);
   for (DemoCell& cell : cells) {
     if (interrupted) break;
-    measure(cell, veth, seconds);
+    measure(cell, veth, seconds, options.extra);
     if (interrupted) {
       cell.measured = false;
       cell.error = "interrupted";
     }
     if (options.json) {
-      std::printf("{\"benchmark\":\"%s\",\"poll\":%s,\"mode\":\"%s\",\"cores\":%d,\"mpps\":%.3f,"
+      std::printf("{\"benchmark\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
+                  "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
                   "\"measured\":%s}\n",
-                  cell.benchmark.c_str(), cell.poll ? "true" : "false", cell.mode.c_str(),
-                  cell.cores, cell.mpps, cell.measured ? "true" : "false");
+                  cell.benchmark.c_str(), cell.poll ? "true" : "false",
+                  cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues,
+                  cell.mpps, cell.offered_mpps, cell.measured ? "true" : "false");
       std::fflush(stdout);
     } else if (!cell.measured) {
       std::fprintf(stderr, "afxdp demo: %s (%s): %s\n", row_name(cell).c_str(),
@@ -145,19 +199,35 @@ int run_demo(const DemoOptions& options) {
 
 }  // namespace
 
+template <class T>
+bool wanted(const std::vector<T>& chosen, const T& value) {
+  return chosen.empty() || std::find(chosen.begin(), chosen.end(), value) != chosen.end();
+}
+
 std::vector<DemoCell> demo_matrix(const DemoOptions& options) {
+  const std::vector<std::string> waits =
+      options.waits.empty() ? std::vector<std::string>{"spin", "poll"} : options.waits;
+  const std::vector<int> queue_counts = options.queues.empty() ? std::vector<int>{1} : options.queues;
   std::vector<DemoCell> cells;
-  for (const char* benchmark : {"rxdrop", "txpush", "l2fwd"}) {
-    for (const bool poll : {false, true}) {
-      for (const char* mode : {"native", "skb"}) {
-        for (const int cores : {1, 2}) {
-          if (options.quick && cores == 1) continue;
-          DemoCell cell;
-          cell.benchmark = benchmark;
-          cell.poll = poll;
-          cell.mode = mode;
-          cell.cores = cores;
-          cells.push_back(cell);
+  for (const std::string benchmark : {"rxdrop", "txpush", "l2fwd"}) {
+    if (!wanted(options.benchmarks, benchmark)) continue;
+    for (const std::string& wait : waits) {
+      for (const std::string mode : {"native", "skb"}) {
+        if (!wanted(options.modes, mode)) continue;
+        for (const int queues : queue_counts) {
+          for (const int cores : {1, 2}) {
+            if (options.quick && cores == 1 && options.cores.empty()) continue;
+            if (!wanted(options.cores, cores)) continue;
+            if (queues > 1 && cores == 1) continue;  // two queues need a thread on each CPU
+            DemoCell cell;
+            cell.benchmark = benchmark;
+            cell.poll = wait == "poll";
+            cell.busy_poll = wait == "busy-poll";
+            cell.mode = mode;
+            cell.cores = cores;
+            cell.queues = queues;
+            cells.push_back(cell);
+          }
         }
       }
     }
@@ -225,6 +295,20 @@ Command add_demo_command(CLI::App& app) {
   sub->add_option("-d,--duration", options->seconds, "Seconds per measurement (default 3; 1 with --quick)")
       ->check(CLI::PositiveNumber);
   sub->add_flag("--json", options->json, "One JSON object per measurement instead of the table");
+  sub->add_option("--benchmark", options->benchmarks, "Only these benchmarks (default: all)")
+      ->check(CLI::IsMember({"rxdrop", "txpush", "l2fwd"}));
+  sub->add_option("--mode", options->modes, "Only these modes (default: native and skb)")
+      ->check(CLI::IsMember({"native", "skb"}));
+  sub->add_option("--cores", options->cores, "Only these core counts (default: 1 and 2)")
+      ->check(CLI::IsMember({1, 2}));
+  sub->add_option("--wait", options->waits,
+                  "How the application waits: spin, poll, busy-poll (default: spin and poll)")
+      ->check(CLI::IsMember({"spin", "poll", "busy-poll"}));
+  sub->add_option("--queues", options->queues, "Queue counts, one thread per queue (default: 1)")
+      ->check(CLI::IsMember({1, 2}));
+  sub->add_option("--extra", options->extra,
+                  "One more argument for every benchmark run (repeat: --extra=-b --extra=256)")
+      ->allow_extra_args(false);
   return {sub, [options] { return run_demo(*options); }};
 }
 

@@ -15,6 +15,13 @@ struct DemoOptions {
   bool quick = false;     // 1 s per cell, 2 cores only: about 20 seconds in all
   double seconds = 0;     // per cell; 0: 3 s, or 1 s with --quick
   bool json = false;      // one JSON object per cell instead of the table
+  // Filters and extra dimensions (scripts/benchmark): empty means the default set.
+  std::vector<std::string> benchmarks{};  // rxdrop, txpush, l2fwd
+  std::vector<std::string> modes{};       // native, skb
+  std::vector<int> cores{};               // 1, 2
+  std::vector<std::string> waits{};       // spin, poll, busy-poll (default: spin and poll)
+  std::vector<int> queues{};              // 1, 2 (default: 1)
+  std::vector<std::string> extra{};       // more arguments for every benchmark run (A/B of options)
 };
 
 // One measurement of the matrix.
@@ -26,6 +33,9 @@ struct DemoCell {
   bool measured = false;
   double mpps = 0;
   std::string error;      // why it was not measured
+  bool busy_poll = false;   // -B, with the interface's napi_defer_hard_irqs and gro_flush_timeout
+  int queues = 1;           // queues, each with its own thread (and, for rx, its own gen)
+  double offered_mpps = 0;  // what gen sent in the same run (rxdrop, l2fwd)
 };
 
 // The rows and columns the demo measures.

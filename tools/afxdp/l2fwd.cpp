@@ -1,7 +1,10 @@
 #include "l2fwd.hpp"
 
+#include "idle.hpp"
 #include "packet.hpp"
+#include "tx_budget.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <poll.h>
 
@@ -14,7 +17,7 @@ namespace {
 std::uint32_t recycle_completions(Worker& w, std::uint32_t batch) {
   CompletionRing& completion = w.socket->completion();
   FillRing& fill = w.socket->fill();
-  const std::uint32_t n = completion.peek(batch);
+  const std::uint32_t n = completion.peek(batch);  // all that is there: the kernel batches too
   if (n == 0) return 0;
   if (fill.reserve(n) != n) {
     completion.cancel(n);
@@ -43,24 +46,35 @@ void forward_loop(Worker& w, Handler handler) {
   RxRing& rx = w.socket->rx();
   TxRing& tx = w.socket->tx();
   FillRing& fill = w.socket->fill();
+  CompletionRing& completion = w.socket->completion();
+  // Copy mode sends only when woken, 32 frames per sendto() before Linux 6.17 (more with
+  // raise_tx_budget): kick once per few batches, and whenever rx runs dry, not after each batch.
+  const std::uint32_t kick_at = std::min(tx.size() / 4, 4 * o.batch);
+  IdleWait idle;
   std::uint64_t in_flight = 0;  // forwarded, not yet completed
   while (!w.stopping() && !w.budget->exhausted()) {
-    in_flight -= recycle_completions(w, o.batch);
+    in_flight -= recycle_completions(w, completion.size());
     std::uint32_t n = rx.peek(o.batch);
     if (n == 0) {
       Counters::add(w.counters->empty_polls, 1);
       // Frames still waiting on the tx ring need a kick; an empty rx ring may need the kernel
-      // told that the fill ring has frames.
+      // told that the fill ring has frames, or busy-poll runs the NAPI poll in recvfrom.
       if (tx.outstanding() != 0 && (o.no_need_wakeup || tx.needs_wakeup())) {
         if (!w.wake_tx()) return;
+        continue;  // completions may follow at once
       }
-      if (o.use_poll) {
-        if (!w.poll(POLLIN)) return;
-      } else if (o.busy_poll || fill.needs_wakeup()) {
+      if (o.busy_poll || fill.needs_wakeup()) {
         if (!w.wake_rx()) return;
+      } else if (idle.give_up_cpu()) {
+        if (!o.use_poll) {
+          IdleWait::yield();
+        } else if (!w.poll(POLLIN)) {
+          return;
+        }
       }
       continue;
     }
+    idle.busy();
     const std::uint32_t counted = w.budget->claim(n);
     if (counted < n) rx.cancel(n - counted);  // beyond -C: leave them on the ring
     if (counted == 0) break;
@@ -90,13 +104,13 @@ void forward_loop(Worker& w, Handler handler) {
     in_flight += sent;
     rx.release(n);
     Counters::add(w.counters->rx, n);
-    if (sent != 0 && (o.no_need_wakeup || tx.needs_wakeup())) {
+    if (sent != 0 && tx.outstanding() >= kick_at && (o.no_need_wakeup || tx.needs_wakeup())) {
       if (!w.wake_tx()) return;
     }
   }
   // -C reached: wait until the kernel has sent what we forwarded.
   while (in_flight != 0 && !w.stopping()) {
-    in_flight -= recycle_completions(w, o.batch);
+    in_flight -= recycle_completions(w, completion.size());
     if (tx.outstanding() != 0 && (o.no_need_wakeup || tx.needs_wakeup())) {
       if (!w.wake_tx()) return;
     }
@@ -105,11 +119,16 @@ void forward_loop(Worker& w, Handler handler) {
 
 void l2fwd_loop(Worker& w) { forward_loop(w, SwapMacs{}); }
 
+void l2fwd_prepare(Worker& w) {
+  raise_tx_budget(*w.socket);
+  fill_frames(w);
+}
+
 Command add_l2fwd(CLI::App& parent) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* app = add_bench_subcommand(parent, *options, Benchmark::l2fwd,
                                        "send every frame back out, MAC addresses swapped");
-  return {app, [options] { return run_benchmark(*options, {fill_frames, l2fwd_loop}); }};
+  return {app, [options] { return run_benchmark(*options, {l2fwd_prepare, l2fwd_loop}); }};
 }
 
 }  // namespace afxdp::tool

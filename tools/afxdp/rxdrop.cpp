@@ -1,5 +1,7 @@
 #include "rxdrop.hpp"
 
+#include "idle.hpp"
+
 #include <memory>
 #include <poll.h>
 
@@ -9,18 +11,25 @@ void rxdrop_loop(Worker& w) {
   RxRing& rx = w.socket->rx();
   FillRing& fill = w.socket->fill();
   const BenchOptions& o = *w.options;
+  IdleWait idle;
   while (!w.stopping() && !w.budget->exhausted()) {
     std::uint32_t n = rx.peek(o.batch);
     if (n == 0) {
       Counters::add(w.counters->empty_polls, 1);
-      // Nothing received: let the kernel know the fill ring has frames, if it asks.
-      if (o.use_poll) {
-        if (!w.poll(POLLIN)) return;
-      } else if (o.busy_poll || fill.needs_wakeup()) {
+      // Nothing received. The kernel asked to be told that the fill ring has frames, or
+      // busy-poll (recvfrom runs the NAPI poll here): a syscall now. Otherwise wait well.
+      if (o.busy_poll || fill.needs_wakeup()) {
         if (!w.wake_rx()) return;
+      } else if (idle.give_up_cpu()) {
+        if (!o.use_poll) {
+          IdleWait::yield();
+        } else if (!w.poll(POLLIN)) {
+          return;
+        }
       }
       continue;
     }
+    idle.busy();
     const std::uint32_t counted = w.budget->claim(n);
     if (counted < n) rx.cancel(n - counted);  // beyond -C: leave them on the ring
     if (counted == 0) return;

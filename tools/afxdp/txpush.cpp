@@ -2,6 +2,7 @@
 
 #include "packet.hpp"
 #include "pcap.hpp"
+#include "tx_budget.hpp"
 
 #include <afxdp/frame_pool.hpp>
 #include <lab.hpp>
@@ -66,6 +67,7 @@ void prepare_replay(Worker& w) {
 
 void txpush_prepare(Worker& w) {
   const BenchOptions& o = *w.options;
+  raise_tx_budget(*w.socket);
   if (!o.pcap_file.empty()) return prepare_replay(w);
   UdpFrameSpec spec;
   if (o.dst_mac) {
@@ -111,7 +113,8 @@ void txpush_loop(Worker& w) {
 
   while (!w.stopping()) {
     // Completions first, on every turn: waiting until the tx ring is full stalls the sender.
-    const std::uint32_t done = completion.peek(o.batch);
+    // All that is there, not one batch: completions arrive in the kernel's (larger) batches.
+    const std::uint32_t done = completion.peek(completion.size());
     for (std::uint32_t i = 0; i < done; ++i) pool.give(w.frame_of(completion.at(i)) - w.first_addr);
     completion.release(done);
     in_flight -= done;
