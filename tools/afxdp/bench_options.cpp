@@ -117,6 +117,8 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
                  "CPUs to pin the queue threads to, in queue order (default: thread i on CPU i)");
   app.add_flag("--json", o.json, "one JSON object per socket and interval, then a summary");
   app.add_flag("--force", o.force, "replace an XDP program already attached to the interface");
+  app.add_flag("--drop-privileges", o.drop_privileges,
+               "drop every capability once set up (the data path needs none)");
   if (benchmark != Benchmark::txpush) return;
 
   app.add_option("-s,--size", o.packet_size, "packet size in bytes, Ethernet header included")

@@ -8,8 +8,13 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <linux/capability.h>
 #include <memory>
+#include <net/if.h>
 #include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -25,12 +30,50 @@ std::atomic<bool> stop_requested{false};
 
 void request_stop(int) { stop_requested.store(true, std::memory_order_relaxed); }
 
+sigset_t stop_signal_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+// The first thing a benchmark does: from here on SIGINT and SIGTERM only ask for a stop, even
+// during setup (the loop then ends at once, with a summary and exit 0). Unblocked too, so that
+// one held pending by a parent that started us with them blocked is delivered now.
 void catch_signals() {
   struct sigaction action{};
   action.sa_handler = request_stop;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  const sigset_t set = stop_signal_set();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+// --drop-privileges: no capability survives, and none can come back. Capabilities belong to a
+// thread, so this runs on the main thread before the queue threads exist: they inherit the
+// empty sets. Nothing after setup needs one: the rings are mapped, wake-ups, XDP_STATISTICS and
+// closing the bpf_link (which detaches the program) are allowed to any owner of the fds.
+void drop_capabilities() {
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  // The bounding set first: dropping from it needs CAP_SETPCAP, which the capset below removes.
+  for (int cap = 0; ::prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; ++cap) {
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+      throw std::system_error(errno, std::generic_category(), "prctl(PR_CAPBSET_DROP)");
+    }
+  }
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+  if (::syscall(SYS_capset, &header, data) != 0) {
+    throw std::system_error(errno, std::generic_category(), "capset (--drop-privileges)");
+  }
+}
+
+// The interface we run on is gone (deleted, or its namespace went away) when its name no longer
+// leads to the index we bound to. One cheap ioctl, asked by the statistics thread only.
+bool interface_gone(const std::string& name, unsigned ifindex) {
+  return ::if_nametoindex(name.c_str()) != ifindex;
 }
 
 std::vector<std::uint32_t> available_cpus() {
@@ -80,34 +123,13 @@ BindMode bind_mode(const BenchOptions& o) {
   return BindMode::automatic;
 }
 
-Sample sample(Worker& w, bool with_xdp, Clock::time_point start) {
-  Sample s;
-  s.app = w.counters->read();
-  if (with_xdp) s.xdp = w.socket->statistics();
-  s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return s;
-}
-
-}  // namespace
-
-void fill_frames(Worker& w) {
-  FillRing& fill = w.socket->fill();
-  const std::uint32_t n = fill.reserve(std::min(w.frames, fill.size()));
-  for (std::uint32_t i = 0; i < n; ++i) fill.at(i) = w.first_addr + std::uint64_t{i} * w.frame_size;
-  fill.submit(n);
-}
-
-int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
-  const std::vector<std::uint32_t> cpus = available_cpus();
-  check_system(o, cpus);
-  stop_requested.store(false);
-  catch_signals();
-
+// The UMEMs (one per queue, or one shared with -M) and one socket per queue, bound.
+void bind_sockets(const BenchOptions& o, std::vector<std::unique_ptr<Umem>>& umems,
+                  std::vector<std::unique_ptr<Socket>>& sockets) {
   const std::size_t queues = o.queues.size();
   const std::size_t umem_count = o.shared_umem ? 1 : queues;
   const std::uint32_t frames_per_umem =
       o.frames * static_cast<std::uint32_t>(o.shared_umem ? queues : 1);
-  std::vector<std::unique_ptr<Umem>> umems;
   for (std::size_t i = 0; i < umem_count; ++i) {
     umems.push_back(std::make_unique<Umem>(UmemConfig{.frame_count = frames_per_umem,
                                                       .frame_size = o.frame_size,
@@ -116,8 +138,6 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
                                                       .unaligned_chunks = o.unaligned,
                                                       .hugepages = o.unaligned}));
   }
-
-  std::vector<std::unique_ptr<Socket>> sockets;
   for (std::size_t i = 0; i < queues; ++i) {
     Umem& umem = *umems[o.shared_umem ? 0 : i];
     sockets.push_back(std::make_unique<Socket>(
@@ -129,10 +149,82 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
                            .tx_size = o.benchmark == Benchmark::rxdrop ? 0 : o.ring_size,
                            .busy_poll = o.busy_poll,
                            .busy_poll_budget = o.batch}));
-    if (bind_mode(o) == BindMode::automatic && !sockets.back()->zero_copy() && i == 0) {
-      std::fprintf(stderr, "afxdp: zero-copy is not available on %s (driver %s); using copy mode\n",
-                   sockets.back()->name().c_str(), interface_driver(o.interface).c_str());
+  }
+}
+
+Sample sample(Worker& w, bool with_xdp, Clock::time_point start) {
+  Sample s;
+  s.app = w.counters->read();
+  if (with_xdp) s.xdp = w.socket->statistics();
+  s.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return s;
+}
+
+// Every queue's ledger, summed, once the queue threads are joined. A frame still held by the
+// application when its loop has returned is a leak, so it counts as an error too.
+LedgerTotals ledger_totals(const std::vector<Worker>& workers) {
+  LedgerTotals t;
+  t.enabled = FrameLedger::enabled;
+  if (!t.enabled) return t;
+  for (const Worker& w : workers) {
+    const FrameLedger& l = w.ledger;
+    if (t.first_error.empty()) t.first_error = l.first_error();
+    t.errors += l.errors();
+    t.frames += w.frames;
+    t.free += l.count(FramePlace::free);
+    t.fill += l.count(FramePlace::fill);
+    t.application += l.count(FramePlace::application);
+    t.tx += l.count(FramePlace::tx);
+  }
+  if (t.application != 0) {
+    if (t.first_error.empty()) {
+      t.first_error = std::to_string(t.application) + " frame(s) still held by the application";
     }
+    ++t.errors;
+  }
+  return t;
+}
+
+}  // namespace
+
+void fill_frames(Worker& w) {
+  FillRing& fill = w.socket->fill();
+  const std::uint32_t n = fill.reserve(std::min(w.frames, fill.size()));
+  for (std::uint32_t i = 0; i < n; ++i) {
+    fill.at(i) = w.first_addr + std::uint64_t{i} * w.frame_size;
+    w.record(fill.at(i), FramePlace::free, FramePlace::fill);
+  }
+  fill.submit(n);
+}
+
+int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
+  stop_requested.store(false);
+  catch_signals();
+  const std::vector<std::uint32_t> cpus = available_cpus();
+  check_system(o, cpus);
+  const unsigned ifindex = interface_index(o.interface);
+
+  const std::size_t queues = o.queues.size();
+  std::vector<std::unique_ptr<Umem>> umems;
+  std::vector<std::unique_ptr<Socket>> sockets;
+  // A queue whose previous socket was just closed (a run that ended or was killed a moment ago)
+  // stays busy until the kernel's deferred release has run: bind says EBUSY. Start over with
+  // fresh UMEMs for up to a second; a queue that is really in use still fails after that.
+  const auto bind_deadline = Clock::now() + std::chrono::seconds(1);
+  for (;;) {
+    try {
+      bind_sockets(o, umems, sockets);
+      break;
+    } catch (const std::system_error& e) {
+      if (e.code().value() != EBUSY || Clock::now() >= bind_deadline) throw;
+      sockets.clear();
+      umems.clear();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  if (bind_mode(o) == BindMode::automatic && !sockets.front()->zero_copy()) {
+    std::fprintf(stderr, "afxdp: zero-copy is not available on %s (driver %s); using copy mode\n",
+                 sockets.front()->name().c_str(), interface_driver(o.interface).c_str());
   }
 
   std::vector<Counters> counters(queues);
@@ -150,6 +242,7 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
     w.budget = &budget;
     w.stop = &stop_requested;
     w.rate = o.rate / static_cast<double>(queues);
+    w.ledger = FrameLedger(o.frames, o.frame_size);
     loops.prepare(w);
   }
 
@@ -162,6 +255,13 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
     for (std::size_t i = 0; i < queues; ++i) program->insert(o.queues[i], sockets[i]->fd());
   }
 
+  if (o.drop_privileges) drop_capabilities();
+
+  // The queue threads never see SIGINT or SIGTERM (they inherit this mask): the main thread
+  // takes them, and a poll() in a queue thread is never cut short by one.
+  const sigset_t stop_signals = stop_signal_set();
+  sigset_t previous_mask;
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous_mask);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < queues; ++i) {
     const std::uint32_t cpu = o.cpus.empty() ? (cpus.empty() ? 0 : cpus[i % cpus.size()])
@@ -172,6 +272,7 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
       w.done.store(true, std::memory_order_release);
     });
   }
+  pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
 
   const Reporter reporter(o, o.skb ? "xdp-skb" : "xdp-drv", stdout);
   const auto start = Clock::now();
@@ -182,8 +283,13 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
                                        : Clock::time_point::max();
   std::vector<Sample> previous(queues);
   auto next_report = start + interval;
+  bool lost_interface = false;
   for (;;) {
     if (stop_requested.load(std::memory_order_relaxed)) break;
+    if (interface_gone(o.interface, ifindex)) {
+      lost_interface = true;
+      break;
+    }
     const bool all_done = std::all_of(workers.begin(), workers.end(), [](const Worker& w) {
       return w.done.load(std::memory_order_acquire);
     });
@@ -206,9 +312,21 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
   stop_requested.store(true, std::memory_order_relaxed);
   for (auto& t : threads) t.join();
 
+  // A wake-up that failed because the device went away names the interface, not the errno.
+  lost_interface = lost_interface || interface_gone(o.interface, ifindex);
+
   std::vector<Sample> totals;
   for (auto& w : workers) totals.push_back(sample(w, o.extra_stats, start));
-  reporter.summary(totals, std::chrono::duration<double>(Clock::now() - start).count());
+  const LedgerTotals ledger = ledger_totals(workers);
+  reporter.summary(totals, std::chrono::duration<double>(Clock::now() - start).count(), ledger);
+  if (lost_interface) {
+    throw std::runtime_error("interface " + o.interface + " disappeared while " +
+                             benchmark_name(o.benchmark) + " was running");
+  }
+  if (ledger.errors != 0) {
+    throw std::runtime_error("frame ledger: " + std::to_string(ledger.errors) +
+                             " error(s), the first: " + ledger.first_error);
+  }
   for (std::size_t i = 0; i < queues; ++i) {
     if (const int error = workers[i].error.load(); error != 0) {
       throw std::system_error(error, std::generic_category(),

@@ -9,6 +9,7 @@
 #include "bench_options.hpp"
 #include "bench_stats.hpp"
 
+#include <afxdp/frame_ledger.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/umem.hpp>
 
@@ -62,6 +63,14 @@ struct Worker {
   std::vector<std::vector<std::uint8_t>> replay;  // or txpush --pcap's frames, in order
   std::atomic<bool> done{false};       // the loop has returned
   std::atomic<int> error{0};           // errno of a wake-up that failed for good
+  // Where each of this queue's frames is (AFXDP_FRAME_LEDGER builds only; otherwise empty and
+  // every record() compiles to nothing). Owned by the queue's thread, read after it is joined.
+  FrameLedger ledger;
+
+  // The frame at `addr` (a UMEM address, any offset) changed hands.
+  void record(std::uint64_t addr, FramePlace from, FramePlace to) {
+    if constexpr (FrameLedger::enabled) ledger.move(addr - first_addr, from, to);
+  }
 
   bool stopping() const noexcept { return stop->load(std::memory_order_relaxed); }
   // Count a syscall; false (and the error recorded) when it failed for a reason other than the

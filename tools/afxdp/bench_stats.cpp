@@ -134,7 +134,8 @@ void Reporter::print(const SocketLabel& socket, const Sample& delta, const Sampl
   std::fflush(out_);
 }
 
-void Reporter::summary(const std::vector<Sample>& totals, double seconds) const {
+void Reporter::summary(const std::vector<Sample>& totals, double seconds,
+                       const LedgerTotals& ledger) const {
   Sample sum;
   for (const Sample& t : totals) {
     sum.app.rx += t.app.rx;
@@ -160,6 +161,15 @@ void Reporter::summary(const std::vector<Sample>& totals, double seconds) const 
     if (options_.app_stats) {
       json_fields(line, {{"syscalls", sum.app.syscalls}, {"empty_polls", sum.app.empty_polls}});
     }
+    line += ledger.enabled ? ",\"ledger\":true" : ",\"ledger\":false";
+    if (ledger.enabled) {
+      json_fields(line, {{"ledger_errors", ledger.errors},
+                         {"frames", ledger.frames},
+                         {"frames_free", ledger.free},
+                         {"frames_fill", ledger.fill},
+                         {"frames_application", ledger.application},
+                         {"frames_tx", ledger.tx}});
+    }
     std::fprintf(out_, "%s}\n", line.c_str());
     std::fflush(out_);
     return;
@@ -173,6 +183,14 @@ void Reporter::summary(const std::vector<Sample>& totals, double seconds) const 
   if (options_.app_stats) {
     row(out_, "syscalls", per_second(sum.app.syscalls, seconds), sum.app.syscalls);
     row(out_, "empty polls", per_second(sum.app.empty_polls, seconds), sum.app.empty_polls);
+  }
+  if (ledger.enabled) {
+    std::fprintf(out_, "%-18s%s error(s); of %s frames: %s free, %s fill, %s application, %s tx\n",
+                 "ledger", grouped(ledger.errors).c_str(), grouped(ledger.frames).c_str(),
+                 grouped(ledger.free).c_str(), grouped(ledger.fill).c_str(),
+                 grouped(ledger.application).c_str(), grouped(ledger.tx).c_str());
+  } else {
+    std::fprintf(out_, "%-18s%s\n", "ledger", "off (built without AFXDP_FRAME_LEDGER)");
   }
   std::fflush(out_);
 }

@@ -56,6 +56,16 @@ struct Sample {
   }
 };
 
+// Where every UMEM frame was at the end, summed over the queues' frame ledgers (AFXDP_FRAME_LEDGER
+// builds; `enabled` is false otherwise and the rest is zero).
+struct LedgerTotals {
+  bool enabled = false;
+  std::uint64_t errors = 0;     // hand-overs from a place the frame was not in, or frames held
+  std::string first_error;      // by the application at the end
+  std::uint64_t frames = 0;     // in every UMEM
+  std::uint64_t free = 0, fill = 0, application = 0, tx = 0;
+};
+
 // What a report line says about the socket it describes.
 struct SocketLabel {
   std::uint32_t index = 0;  // sock<index>
@@ -69,7 +79,8 @@ class Reporter {
   // One interval of one socket: `delta` is now - prev, `total` is now.
   void print(const SocketLabel& socket, const Sample& delta, const Sample& total) const;
   // The end: totals over all sockets and average rates over `seconds`.
-  void summary(const std::vector<Sample>& totals, double seconds) const;
+  void summary(const std::vector<Sample>& totals, double seconds,
+               const LedgerTotals& ledger = {}) const;
 
  private:
   const BenchOptions& options_;

@@ -23,7 +23,10 @@ std::uint32_t recycle_completions(Worker& w, std::uint32_t batch) {
     completion.cancel(n);
     return 0;
   }
-  for (std::uint32_t i = 0; i < n; ++i) fill.at(i) = w.frame_of(completion.at(i));
+  for (std::uint32_t i = 0; i < n; ++i) {
+    fill.at(i) = w.frame_of(completion.at(i));
+    w.record(fill.at(i), FramePlace::tx, FramePlace::fill);
+  }
   fill.submit(n);
   completion.release(n);
   Counters::add(w.counters->tx, n);
@@ -91,11 +94,14 @@ void forward_loop(Worker& w, Handler handler) {
       const xdp_desc& desc = rx.at(i);
       auto* frame = reinterpret_cast<std::uint8_t*>(w.umem->data(desc.addr));
       const Verdict verdict = handler(frame, desc.len);
+      w.record(desc.addr, FramePlace::fill, FramePlace::application);
       // In order of likelihood: forwarding is the rule, a drop the exception.
       if (verdict == Verdict::forward) [[likely]] {
         tx.at(sent++) = desc;
+        w.record(desc.addr, FramePlace::application, FramePlace::tx);
       } else if (fill.reserve(1) == 1) {
         fill.at(0) = w.frame_of(desc.addr);  // a dropped frame goes straight back to the kernel
+        w.record(desc.addr, FramePlace::application, FramePlace::fill);
         fill.submit(1);
       }
     }

@@ -41,7 +41,11 @@ void rxdrop_loop(Worker& w) {
       w.budget->refund(n);
       continue;
     }
-    for (std::uint32_t i = 0; i < n; ++i) fill.at(i) = w.frame_of(rx.at(i).addr);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      fill.at(i) = w.frame_of(rx.at(i).addr);
+      w.record(fill.at(i), FramePlace::fill, FramePlace::application);  // rx peek
+      w.record(fill.at(i), FramePlace::application, FramePlace::fill);  // straight back
+    }
     fill.submit(n);
     rx.release(n);
     Counters::add(w.counters->rx, n);

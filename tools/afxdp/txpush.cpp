@@ -115,7 +115,10 @@ void txpush_loop(Worker& w) {
     // Completions first, on every turn: waiting until the tx ring is full stalls the sender.
     // All that is there, not one batch: completions arrive in the kernel's (larger) batches.
     const std::uint32_t done = completion.peek(completion.size());
-    for (std::uint32_t i = 0; i < done; ++i) pool.give(w.frame_of(completion.at(i)) - w.first_addr);
+    for (std::uint32_t i = 0; i < done; ++i) {
+      pool.give(w.frame_of(completion.at(i)) - w.first_addr);
+      w.record(completion.at(i), FramePlace::tx, FramePlace::free);
+    }
     completion.release(done);
     in_flight -= done;
     Counters::add(w.counters->tx, done);
@@ -131,6 +134,7 @@ void txpush_loop(Worker& w) {
     if (n != 0 && tx.reserve(n) == n) {
       for (std::uint32_t i = 0; i < n; ++i) {
         const std::uint64_t addr = w.first_addr + pool.take();
+        w.record(addr, FramePlace::free, FramePlace::tx);
         if (w.replay.empty()) {
           tx.at(i) = xdp_desc{addr, length, 0};
           continue;

@@ -1,0 +1,107 @@
+// Faults: SIGKILL, SIGINT and SIGTERM at random moments of rxdrop, txpush and l2fwd, some during
+// setup. Whatever the moment, nothing stays attached to the interface; SIGINT and SIGTERM end
+// with the summary and exit code 0.
+#include "run_tool.hpp"
+#include "system_test.hpp"
+
+#include <afxdp/interface.hpp>
+#include <afxdp/xsk_program.hpp>
+#include <lab.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <net/if.h>
+#include <random>
+#include <thread>
+
+namespace {
+
+using afxdp::reliability::last_line_with;
+using afxdp::reliability::RunningTool;
+
+constexpr int runs_per_benchmark = 24;  // 8 of each signal
+
+const char* signal_name(int number) {
+  return number == SIGKILL ? "SIGKILL" : number == SIGINT ? "SIGINT" : "SIGTERM";
+}
+
+void signal_at_random_moments(const char* benchmark) {
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  // txpush sends from a; the others receive on b (their program is attached there).
+  const bool sends = std::string(benchmark) == "txpush";
+  const std::string interface = sends ? veth.a() : veth.b();
+  const unsigned ifindex = afxdp::interface_index(interface);
+  std::mt19937 random(std::random_device{}());
+  std::uniform_int_distribution<int> delay_ms(0, 400);
+  const int signals[] = {SIGKILL, SIGINT, SIGTERM};
+  int with_summary = 0;
+  int before_loop = 0;
+  for (int run = 0; run < runs_per_benchmark; ++run) {
+    const int number = signals[run % 3];
+    const int delay = delay_ms(random);
+    SCOPED_TRACE(std::string(benchmark) + " run " + std::to_string(run) + ": " +
+                 signal_name(number) + " after " + std::to_string(delay) + " ms");
+    std::vector<std::string> args{benchmark, "-i", interface, "--json", "-n", "0.05",
+                                  "--frames", "1024", "--ring-size", "512"};
+    if (sends) args.insert(args.end(), {"--rate", "200000"});
+    RunningTool tool(args);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+    tool.signal(number);
+    const int code = tool.wait(15000);
+    // No statistics line yet: the signal landed before the loop ran (during setup or earlier).
+    if (tool.out().find("\"socket\"") == std::string::npos) ++before_loop;
+    if (number == SIGKILL) {
+      EXPECT_EQ(code, 128 + SIGKILL) << tool.err();
+    } else {
+      EXPECT_EQ(code, 0) << tool.err();
+      const std::string summary = last_line_with(tool.out(), "\"summary\":true");
+      EXPECT_NE(summary, "") << tool.out() << tool.err();
+      with_summary += summary.empty() ? 0 : 1;
+    }
+    // The program goes with the bpf_link's last fd, closed by the exit itself.
+    EXPECT_EQ(afxdp::attached_xdp_program(ifindex), 0U);
+  }
+  EXPECT_EQ(with_summary, runs_per_benchmark * 2 / 3);
+  std::printf("%s: %d of %d signals landed before the first statistics line\n", benchmark,
+              before_loop, runs_per_benchmark);
+}
+
+TEST(ReliabilitySignals, RxdropAtRandomMoments) {
+  AFXDP_REQUIRE_SYSTEM();
+  signal_at_random_moments("rxdrop");
+}
+
+TEST(ReliabilitySignals, TxpushAtRandomMoments) {
+  AFXDP_REQUIRE_SYSTEM();
+  signal_at_random_moments("txpush");
+}
+
+TEST(ReliabilitySignals, L2fwdAtRandomMoments) {
+  AFXDP_REQUIRE_SYSTEM();
+  signal_at_random_moments("l2fwd");
+}
+
+// Every veth pair the tests above made is gone with its VethPair: none of ours remains.
+TEST(ReliabilitySignals, NoVethOfOursRemains) {
+  AFXDP_REQUIRE_SYSTEM();
+  std::string prefix;
+  {
+    afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+    prefix = veth.a().substr(0, veth.a().size() - 1);
+    RunningTool tool({"rxdrop", "-i", veth.b(), "-Q"});
+    tool.signal(SIGKILL);
+    tool.wait(15000);
+  }
+  EXPECT_EQ(::if_nametoindex((prefix + "a").c_str()), 0U);
+  EXPECT_EQ(::if_nametoindex((prefix + "b").c_str()), 0U);
+  // Nothing named like our pairs ("x<pid>n...") is left in the namespace.
+  const std::string ours = "x" + std::to_string(::getpid()) + "n";
+  struct if_nameindex* names = ::if_nameindex();
+  ASSERT_NE(names, nullptr);
+  for (struct if_nameindex* n = names; n->if_index != 0; ++n) {
+    EXPECT_NE(std::string(n->if_name).rfind(ours, 0), 0U) << n->if_name << " remains";
+  }
+  ::if_freenameindex(names);
+}
+
+}  // namespace
