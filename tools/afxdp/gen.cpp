@@ -1,6 +1,7 @@
 #include "gen.hpp"
 
-#include "gen_frame.hpp"
+#include "bench_options.hpp"
+#include "packet.hpp"
 #include "stop_signals.hpp"
 #include "thousands.hpp"
 
@@ -35,20 +36,26 @@ using Clock = std::chrono::steady_clock;
 // pace between runs.
 constexpr std::uint64_t max_chunk = 65536;
 
-CLI::Validator mac_validator() {
+// CLI11 validators over the same parsers the benchmarks use (one way to read an address).
+CLI::Validator address_validator(const char* name, void (*parse)(const std::string&)) {
   return CLI::Validator(
-      [](std::string& text) {
-        return parse_mac(text) ? std::string{} : "not a MAC address (aa:bb:cc:dd:ee:ff): " + text;
+      [parse](std::string& text) {
+        try {
+          parse(text);
+          return std::string{};
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
       },
-      "MAC");
+      name);
+}
+
+CLI::Validator mac_validator() {
+  return address_validator("MAC", [](const std::string& text) { parse_mac(text, "MAC"); });
 }
 
 CLI::Validator ipv4_validator() {
-  return CLI::Validator(
-      [](std::string& text) {
-        return parse_ipv4(text) ? std::string{} : "not an IPv4 address (a.b.c.d): " + text;
-      },
-      "IPV4");
+  return address_validator("IPV4", [](const std::string& text) { parse_ipv4(text, "IPv4"); });
 }
 
 struct SkeletonDeleter {
@@ -74,8 +81,8 @@ std::optional<std::string> veth_peer(const std::string& interface, unsigned ifin
   return std::string(name);
 }
 
-MacAddress to_mac(const std::vector<std::uint8_t>& bytes) {
-  MacAddress mac{};
+Mac to_mac(const std::vector<std::uint8_t>& bytes) {
+  Mac mac{};
   std::copy_n(bytes.begin(), std::min<std::size_t>(6, bytes.size()), mac.begin());
   return mac;
 }
@@ -145,19 +152,21 @@ int run_gen(const GenOptions& o) {
   }
 
   UdpFrameSpec spec;
-  spec.size = o.size;
+  spec.size = static_cast<std::uint32_t>(o.size);
   const std::optional<std::string> peer = veth_peer(o.interface, ifindex);
-  spec.src_mac = o.src_mac.empty() ? to_mac(lab::mac_address(o.interface)) : *parse_mac(o.src_mac);
+  spec.src_mac = o.src_mac.empty() ? to_mac(lab::mac_address(o.interface)) : parse_mac(o.src_mac, "-H");
+  spec.dst_mac.fill(0xff);  // broadcast, unless the user or the veth peer says otherwise
   if (!o.dst_mac.empty()) {
-    spec.dst_mac = *parse_mac(o.dst_mac);
+    spec.dst_mac = parse_mac(o.dst_mac, "-G");
   } else if (peer) {
     spec.dst_mac = to_mac(lab::mac_address(*peer));
   }
-  spec.src_ip = *parse_ipv4(o.src_ip);
-  spec.dst_ip = *parse_ipv4(o.dst_ip);
+  spec.src_ip = parse_ipv4(o.src_ip, "--src-ip");
+  spec.dst_ip = parse_ipv4(o.dst_ip, "--dst-ip");
   spec.src_port = o.src_port;
   spec.dst_port = o.dst_port;
-  std::vector<std::uint8_t> frame = build_udp_frame(spec);
+  std::vector<std::uint8_t> frame(spec.size);
+  build_udp_frame(spec, frame);
 
   if (o.cpu >= 0 && !lab::pin_to_cpu(static_cast<unsigned>(o.cpu))) {
     throw std::invalid_argument("cpu: " + std::to_string(o.cpu) + " is not available");
