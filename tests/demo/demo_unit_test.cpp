@@ -16,6 +16,27 @@ TEST(DemoMatrix, QuickMeasuresTwoCoresOnlyFullMeasuresBoth) {
   for (const DemoCell& cell : quick) EXPECT_EQ(cell.cores, 2);
 }
 
+TEST(DemoMatrix, FiltersSelectCellsAndTwoQueuesRunOnTwoCoresOnly) {
+  DemoOptions options;
+  options.benchmarks = {"rxdrop"};
+  options.waits = {"busy-poll"};
+  options.queues = {1, 2};
+  options.modes = {"skb"};
+  const auto cells = afxdp::tool::demo_matrix(options);
+  ASSERT_EQ(cells.size(), 3U);  // 1 queue on 1 and 2 cores, 2 queues on 2 cores
+  for (const DemoCell& cell : cells) {
+    EXPECT_EQ(cell.benchmark, "rxdrop");
+    EXPECT_EQ(cell.mode, "skb");
+    EXPECT_TRUE(cell.busy_poll);
+    EXPECT_FALSE(cell.poll);
+    if (cell.queues == 2) {
+      EXPECT_EQ(cell.cores, 2);
+    }
+  }
+  options.cores = {1};
+  EXPECT_EQ(afxdp::tool::demo_matrix(options).size(), 1U);
+}
+
 TEST(DemoTable, RowsAreBenchmarksColumnsAreModes) {
   std::vector<DemoCell> cells(3);
   cells[0] = {"rxdrop", false, "native", 2, true, 8.25, ""};
