@@ -12,7 +12,7 @@ namespace {
 using afxdp::tool::UdpFrameSpec;
 
 std::uint32_t sum16(const std::uint8_t* p, std::size_t n, std::uint32_t sum = 0) {
-  for (std::size_t i = 0; i < n; ++i) sum += (i % 2 == 0) ? p[i] << 8 : p[i];
+  for (std::size_t i = 0; i < n; ++i) sum += (i % 2 == 0) ? std::uint32_t{p[i]} << 8 : std::uint32_t{p[i]};
   while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
   return sum;
 }
