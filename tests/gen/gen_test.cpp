@@ -2,7 +2,7 @@
 // correct IPv4 and UDP checksums (checked here with independent arithmetic), and bad input is
 // one line on stderr with a non-zero exit.
 #include "system_test.hpp"
-#include "tool_support.hpp"
+#include "tool_test.hpp"
 
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
@@ -12,8 +12,8 @@
 
 namespace {
 
-using afxdp::test::run_tool;
-using afxdp::test::statistic;
+using afxdp::test::start_tool;
+using afxdp::test::interface_counter;
 
 // The peer takes XDP-transmitted frames only with a native XDP program on it: the redirect
 // program with no sockets applies its fallback to every frame.
@@ -37,14 +37,14 @@ TEST(Gen, PeerReceivesExactlyTheCount) {
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const auto program = verdict_program(veth.b(), afxdp::XdpAction::drop);
   // veth counts a frame in the receiver's rx_packets once its XDP program has run on it.
-  const std::uint64_t before = statistic(veth.b(), "rx_packets");
-  auto gen = run_tool({"gen", "-i", veth.a(), "-C", "100000", "--json"});
+  const std::uint64_t before = interface_counter(veth.b(), "rx_packets");
+  auto gen = start_tool({"gen", "-i", veth.a(), "-C", "100000", "--json"});
   ASSERT_EQ(gen.wait(60000), 0) << gen.err();
   EXPECT_NE(gen.out().find("\"sent\":100000"), std::string::npos) << gen.out();
   EXPECT_EQ(afxdp::test::wait_statistic(veth.b(), "rx_packets", before + 100000) - before,
             100000U);
   // Nothing more trickles in afterwards: the count is exact, not a lower bound.
-  EXPECT_EQ(statistic(veth.b(), "rx_packets") - before, 100000U);
+  EXPECT_EQ(interface_counter(veth.b(), "rx_packets") - before, 100000U);
 }
 
 TEST(Gen, FramesCarryCorrectChecksums) {
@@ -53,9 +53,9 @@ TEST(Gen, FramesCarryCorrectChecksums) {
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const auto program = verdict_program(veth.b(), afxdp::XdpAction::pass);
   afxdp::lab::PacketSocket capture(veth.b());
-  auto gen = run_tool({"gen", "-i", veth.a(), "-C", "20", "--rate", "1000", "-s", "101",
-                       "--src-ip", "10.1.2.3", "--dst-ip", "10.4.5.6", "--src-port", "1234",
-                       "--dst-port", "5678"});
+  auto gen =
+      start_tool({"gen", "-i", veth.a(), "-C", "20", "--rate", "1000", "-s", "101", "--src-ip",
+                  "10.1.2.3", "--dst-ip", "10.4.5.6", "--src-port", "1234", "--dst-port", "5678"});
   ASSERT_EQ(gen.wait(30000), 0) << gen.err();
 
   const auto mac_a = afxdp::lab::mac_address(veth.a());
@@ -88,7 +88,7 @@ TEST(Gen, FramesCarryCorrectChecksums) {
 TEST(Gen, SaysWhenTheVethPeerCannotReceive) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  auto gen = run_tool({"gen", "-i", veth.a(), "-C", "1000"});
+  auto gen = start_tool({"gen", "-i", veth.a(), "-C", "1000"});
   EXPECT_NE(gen.wait(30000), 0);
   EXPECT_NE(afxdp::test::lines_of(gen.err()).at(0).find("XDP program"), std::string::npos) << gen.err();
 }
@@ -106,7 +106,7 @@ TEST(Gen, BadInputIsOneLineAndAFailure) {
       {"gen", "-i", veth.a(), "-s", "2000"},  // over the MTU of 1500
   };
   for (const auto& args : cases) {
-    auto gen = run_tool(args);
+    auto gen = start_tool(args);
     const int code = gen.wait(30000);
     EXPECT_NE(code, 0) << args.back();
     EXPECT_EQ(afxdp::test::lines_of(gen.err()).size(), 1U) << args.back() << ": " << gen.err();

@@ -27,7 +27,7 @@ constexpr std::size_t frame_length = 128;
 
 // Start the tool with `args`; its standard output goes to `out` when given.
 pid_t spawn_tool(std::vector<std::string> args, const std::string& out = "") {
-  args.insert(args.begin(), AFXDP_TOOL);
+  args.insert(args.begin(), AFXDP_TOOL_PATH);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -37,7 +37,7 @@ pid_t spawn_tool(std::vector<std::string> args, const std::string& out = "") {
     posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   }
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, AFXDP_TOOL, &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, AFXDP_TOOL_PATH, &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   return rc == 0 ? pid : -1;
 }

@@ -4,7 +4,7 @@
 #include "system_test.hpp"
 
 #include "pcap.hpp"
-#include "tool_process.hpp"
+#include "tool_test.hpp"
 
 #include <lab.hpp>
 

@@ -3,7 +3,7 @@
 // xdpsock's txpush with poll() stalls there after some 75,000 frames; ours must send every
 // frame and see every completion. The 60 s bound catches a hang; it is not a speed assertion.
 #include "system_test.hpp"
-#include "tool_process.hpp"
+#include "tool_test.hpp"
 
 #include <lab.hpp>
 

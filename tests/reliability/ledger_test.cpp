@@ -1,7 +1,7 @@
 // The frame ledger at the end of each benchmark (no error, every frame in one of four places),
 // and the counters reconciled: every frame sent into rxdrop is either counted or counted as
 // dropped, by us, by XDP_STATISTICS or by the veth pair.
-#include "run_tool.hpp"
+#include "tool_test.hpp"
 #include "system_test.hpp"
 
 #include <afxdp/interface.hpp>
@@ -14,17 +14,13 @@
 
 namespace {
 
-using afxdp::reliability::interface_counter;
-using afxdp::reliability::json_number;
-using afxdp::reliability::json_true;
-using afxdp::reliability::last_line_with;
-using afxdp::reliability::RunningTool;
-
-void wait_until_running(RunningTool& tool) {
-  std::string line;
-  ASSERT_TRUE(tool.read_line(line, 20000)) << "no statistics line: " << tool.err();
-  ASSERT_NE(line.find("\"socket\""), std::string::npos) << line;
-}
+using afxdp::test::interface_counter;
+using afxdp::test::json_number;
+using afxdp::test::json_true;
+using afxdp::test::last_line_with;
+using afxdp::test::Child;
+using afxdp::test::start_tool;
+using afxdp::test::wait_until_running;
 
 // Every frame of the run's UMEMs is in exactly one place, and no hand-over went wrong.
 void expect_ledger_balanced(const std::string& summary, const char* who) {
@@ -44,11 +40,13 @@ void expect_ledger_balanced(const std::string& summary, const char* who) {
 }
 
 void ledger_with_traffic(const char* receiver) {
-  afxdp::reliability::quiet_ipv6();
+  afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  RunningTool rx({receiver, "-i", veth.b(), "-C", "20000", "-d", "60", "--json", "-n", "0.2"});
+  Child rx =
+      start_tool({receiver, "-i", veth.b(), "-C", "20000", "-d", "60", "--json", "-n", "0.2"});
   wait_until_running(rx);
-  RunningTool tx({"txpush", "-i", veth.a(), "-C", "20000", "--rate", "50000", "--json", "-Q"});
+  Child tx =
+      start_tool({"txpush", "-i", veth.a(), "-C", "20000", "--rate", "50000", "--json", "-Q"});
   ASSERT_EQ(tx.wait(60000), 0) << tx.err();
   ASSERT_EQ(rx.wait(60000), 0) << rx.err();
   const std::string rx_summary = last_line_with(rx.out(), "\"summary\":true");
@@ -74,10 +72,10 @@ TEST(ReliabilityLedger, L2fwdAndTxpushAccountForEveryFrame) {
 // more frames than that, the rx ring cannot fill up: the overflow shows as fill-ring misses.
 TEST(ReliabilityReconcile, EveryFrameSentIsCountedOrCountedAsDropped) {
   AFXDP_REQUIRE_SYSTEM();
-  afxdp::reliability::quiet_ipv6();
+  afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  RunningTool rx({"rxdrop", "-i", veth.b(), "--ring-size", "64", "--frames", "64", "-b", "16",
-                  "-x", "--json", "-n", "0.1", "--cpu", "0"});
+  Child rx = start_tool({"rxdrop", "-i", veth.b(), "--ring-size", "64", "--frames", "64", "-b",
+                         "16", "-x", "--json", "-n", "0.1", "--cpu", "0"});
   wait_until_running(rx);
   const std::uint64_t a_tx_dropped0 = interface_counter(veth.a(), "tx_dropped");
   const std::uint64_t b_rx_dropped0 = interface_counter(veth.b(), "rx_dropped");

@@ -1,6 +1,6 @@
 // Link loss: the interface deleted under a running benchmark ends it with one line naming the
 // interface and a non-zero exit; the link going down and up again only pauses it.
-#include "run_tool.hpp"
+#include "tool_test.hpp"
 #include "system_test.hpp"
 
 #include <afxdp/interface.hpp>
@@ -13,15 +13,11 @@
 
 namespace {
 
-using afxdp::reliability::json_number;
-using afxdp::reliability::last_line_with;
-using afxdp::reliability::RunningTool;
-
-void wait_until_running(RunningTool& tool) {
-  std::string line;
-  ASSERT_TRUE(tool.read_line(line, 20000)) << "no statistics line: " << tool.err();
-  ASSERT_NE(line.find("\"socket\""), std::string::npos) << line;
-}
+using afxdp::test::json_number;
+using afxdp::test::last_line_with;
+using afxdp::test::Child;
+using afxdp::test::start_tool;
+using afxdp::test::wait_until_running;
 
 void deleted_under(const char* benchmark) {
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
@@ -30,7 +26,7 @@ void deleted_under(const char* benchmark) {
   // -c: copy mode asked for, so that the only line on stderr is the one under test.
   std::vector<std::string> args{benchmark, "-i", interface, "-c", "--json", "-n", "0.1"};
   if (sends) args.insert(args.end(), {"--rate", "100000"});
-  RunningTool tool(args);
+  Child tool = start_tool(args);
   wait_until_running(tool);
   afxdp::lab::run({"ip", "link", "del", interface});
   // Generous bound: the tool looks every 20 ms; the time taken is printed for the record.
@@ -62,7 +58,7 @@ TEST(ReliabilityLink, L2fwdEndsWhenItsInterfaceIsDeleted) {
 }
 
 // Sends test frames from `from` until the tool's running rx count passes `above` (or 10 s).
-double send_until_counted(RunningTool& tool, afxdp::lab::PacketSocket& sender,
+double send_until_counted(Child& tool, afxdp::lab::PacketSocket& sender,
                           const std::vector<std::uint8_t>& frame, double above) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   double seen = -1;
@@ -79,9 +75,9 @@ double send_until_counted(RunningTool& tool, afxdp::lab::PacketSocket& sender,
 
 TEST(ReliabilityLink, RxdropResumesAfterDownAndUp) {
   AFXDP_REQUIRE_SYSTEM();
-  afxdp::reliability::quiet_ipv6();
+  afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  RunningTool tool({"rxdrop", "-i", veth.b(), "--json", "-n", "0.05"});
+  Child tool = start_tool({"rxdrop", "-i", veth.b(), "--json", "-n", "0.05"});
   wait_until_running(tool);
   afxdp::lab::PacketSocket sender(veth.a());
   const auto frame = afxdp::lab::test_frame(1, 64, afxdp::lab::mac_address(veth.b()),

@@ -1,6 +1,6 @@
 // --drop-privileges: after setup every thread of the tool has no capability at all, and the run
 // still counts.
-#include "run_tool.hpp"
+#include "tool_test.hpp"
 #include "system_test.hpp"
 
 #include <afxdp/interface.hpp>
@@ -15,9 +15,10 @@
 
 namespace {
 
-using afxdp::reliability::json_number;
-using afxdp::reliability::last_line_with;
-using afxdp::reliability::RunningTool;
+using afxdp::test::json_number;
+using afxdp::test::last_line_with;
+using afxdp::test::Child;
+using afxdp::test::start_tool;
 
 // "CapEff" -> the hex mask of every thread of `pid`, one per thread.
 std::vector<std::string> thread_capabilities(pid_t pid, const std::string& field) {
@@ -41,7 +42,7 @@ bool all_zero(const std::string& mask) {
   return mask.find_first_not_of("0 \t") == std::string::npos;
 }
 
-double last_count(RunningTool& tool, const char* key, int timeout_ms) {
+double last_count(Child& tool, const char* key, int timeout_ms) {
   double count = -1;
   std::string line;
   while (tool.read_line(line, timeout_ms)) {
@@ -52,14 +53,14 @@ double last_count(RunningTool& tool, const char* key, int timeout_ms) {
 }
 
 void runs_without_capabilities(const char* benchmark) {
-  afxdp::reliability::quiet_ipv6();
+  afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const bool sends = std::string(benchmark) == "txpush";
   const std::string interface = sends ? veth.a() : veth.b();
   std::vector<std::string> args{benchmark, "-i", interface, "--drop-privileges", "--json", "-n",
                                 "0.05"};
   if (sends) args.insert(args.end(), {"--rate", "20000"});
-  RunningTool tool(args);
+  Child tool = start_tool(args);
   std::string line;
   ASSERT_TRUE(tool.read_line(line, 20000)) << tool.err();
 
@@ -116,7 +117,7 @@ TEST(ReliabilityPrivilege, EverySubcommandNamesTheMissingCapability) {
       {"rxq-info", "-i", veth.b()},         {"dump", "-i", veth.b(), "-w", "/dev/null"},
       {"demo", "--quick"}};
   for (const auto& args : commands) {
-    RunningTool tool(args, {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+    Child tool = start_tool(args, {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
     EXPECT_NE(tool.wait(30000), 0) << args[0];
     const std::string& err = tool.err();
     EXPECT_EQ(err.find('\n'), err.size() - 1) << args[0] << ": " << err;  // one line

@@ -1,7 +1,7 @@
 // Faults: SIGKILL, SIGINT and SIGTERM at random moments of rxdrop, txpush and l2fwd, some during
 // setup. Whatever the moment, nothing stays attached to the interface; SIGINT and SIGTERM end
 // with the summary and exit code 0.
-#include "run_tool.hpp"
+#include "tool_test.hpp"
 #include "system_test.hpp"
 
 #include <afxdp/interface.hpp>
@@ -16,8 +16,9 @@
 
 namespace {
 
-using afxdp::reliability::last_line_with;
-using afxdp::reliability::RunningTool;
+using afxdp::test::last_line_with;
+using afxdp::test::Child;
+using afxdp::test::start_tool;
 
 constexpr int runs_per_benchmark = 24;  // 8 of each signal
 
@@ -44,7 +45,7 @@ void signal_at_random_moments(const char* benchmark) {
     std::vector<std::string> args{benchmark, "-i", interface, "--json", "-n", "0.05",
                                   "--frames", "1024", "--ring-size", "512"};
     if (sends) args.insert(args.end(), {"--rate", "200000"});
-    RunningTool tool(args);
+    Child tool = start_tool(args);
     std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     tool.signal(number);
     const int code = tool.wait(15000);
@@ -88,7 +89,7 @@ TEST(ReliabilitySignals, NoVethOfOursRemains) {
   {
     afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
     prefix = veth.a().substr(0, veth.a().size() - 1);
-    RunningTool tool({"rxdrop", "-i", veth.b(), "-Q"});
+    Child tool = start_tool({"rxdrop", "-i", veth.b(), "-Q"});
     tool.signal(SIGKILL);
     tool.wait(15000);
   }

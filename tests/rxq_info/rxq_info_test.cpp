@@ -3,8 +3,9 @@
 // and reads the final summary's counts.
 #include "json_check.hpp"
 #include "system_test.hpp"
-#include "tool_support.hpp"
+#include "tool_test.hpp"
 
+#include <afxdp/interface.hpp>
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
 
@@ -17,8 +18,8 @@
 
 namespace {
 
-using afxdp::test::run_tool;
-using afxdp::test::statistic;
+using afxdp::test::start_tool;
+using afxdp::test::interface_counter;
 
 struct Totals {
   std::uint64_t total = 0;      // summary "total"
@@ -120,8 +121,8 @@ class Capture {
 class RxqInfo {
  public:
   explicit RxqInfo(const std::string& interface, std::vector<std::string> extra = {})
-      : interface_(interface), tool_(make_args(interface, extra)) {
-    before_ = statistic(interface, "rx_packets");
+      : interface_(interface), tool_(start_tool(make_args(interface, extra))) {
+    before_ = interface_counter(interface, "rx_packets");
   }
   bool attached() { return afxdp::test::wait_attached(interface_); }
   // Stop once `count` frames were processed (bounded wait); returns the exit code.
@@ -130,7 +131,7 @@ class RxqInfo {
     tool_.terminate();
     return tool_.wait(30000);
   }
-  const afxdp::test::Tool& tool() const { return tool_; }
+  const afxdp::test::Child& tool() const { return tool_; }
   Totals totals() const { return parse_summary(summary_line(tool_.out())); }
 
  private:
@@ -141,7 +142,7 @@ class RxqInfo {
     return args;
   }
   std::string interface_;
-  afxdp::test::Tool tool_;
+  afxdp::test::Child tool_;
   std::uint64_t before_ = 0;
 };
 
@@ -228,9 +229,9 @@ TEST(RxqInfo, RedirectSendsFramesOutOfTheSecondInterface) {
   capture.finish();
   ASSERT_EQ(rxq.stop_after(frames), 0) << rxq.tool().err();
   EXPECT_EQ(capture.received(), frames)
-      << "far end rx_packets " << statistic(out.b(), "rx_packets") << " rx_dropped "
-      << statistic(out.b(), "rx_dropped") << ", redirect port tx_dropped "
-      << statistic(out.a(), "tx_dropped");
+      << "far end rx_packets " << interface_counter(out.b(), "rx_packets") << " rx_dropped "
+      << interface_counter(out.b(), "rx_dropped") << ", redirect port tx_dropped "
+      << interface_counter(out.a(), "tx_dropped");
   EXPECT_EQ(rxq.totals().total, frames);
 }
 
@@ -261,10 +262,10 @@ TEST(RxqInfo, TwoQueuesBothCount) {
   for (auto& t : senders) t.join();
   ASSERT_EQ(rxq.stop_after(2 * frames), 0) << rxq.tool().err();
   const Totals t = rxq.totals();
-  EXPECT_EQ(t.total, 2 * frames) << "rx_packets " << statistic(veth.b(), "rx_packets")
-                                 << " rx_dropped " << statistic(veth.b(), "rx_dropped")
-                                 << " tx_dropped(a) " << statistic(veth.a(), "tx_dropped")
-                                 << " tx_packets(a) " << statistic(veth.a(), "tx_packets");
+  EXPECT_EQ(t.total, 2 * frames) << "rx_packets " << interface_counter(veth.b(), "rx_packets")
+                                 << " rx_dropped " << interface_counter(veth.b(), "rx_dropped")
+                                 << " tx_dropped(a) " << interface_counter(veth.a(), "tx_dropped")
+                                 << " tx_packets(a) " << interface_counter(veth.a(), "tx_packets");
   EXPECT_EQ(t.queue_sum, 2 * frames);
   EXPECT_GE(t.queues, 2U) << summary_line(rxq.tool().out());
 }
@@ -273,7 +274,7 @@ TEST(RxqInfo, TextOutputHasTheOriginalShape) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  auto tool = run_tool({"rxq-info", "-i", veth.b(), "-s", "0.2"});
+  auto tool = start_tool({"rxq-info", "-i", veth.b(), "-s", "0.2"});
   ASSERT_TRUE(afxdp::test::wait_attached(veth.b())) << tool.err();
   afxdp::lab::PacketSocket sender(veth.a());
   send_frames(sender, 500, afxdp::lab::mac_address(veth.b()), afxdp::lab::mac_address(veth.a()));
@@ -307,7 +308,7 @@ TEST(RxqInfo, BadInputIsOneLineAndAFailure) {
       {"rxq-info", "-i", veth.a()},  // already has an XDP program
   };
   for (const auto& args : cases) {
-    auto tool = run_tool(args);
+    auto tool = start_tool(args);
     EXPECT_NE(tool.wait(30000), 0) << args.back();
     EXPECT_EQ(afxdp::test::lines_of(tool.err()).size(), 1U) << args.back() << ": " << tool.err();
   }
@@ -319,7 +320,7 @@ TEST(RxqInfo, WithoutPrivilegeOneLine) {
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs setpriv (util-linux)";
   // An unprivileged user (nobody) has no capabilities after exec.
-  afxdp::test::Tool tool({"rxq-info", "-i", veth.b()},
+  auto tool = start_tool({"rxq-info", "-i", veth.b()},
                          {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
   EXPECT_NE(tool.wait(30000), 0);
   const auto lines = afxdp::test::lines_of(tool.err());

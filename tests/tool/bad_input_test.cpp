@@ -1,7 +1,7 @@
 // Bad input to the real binary: each case gives exactly one line on stderr, a non-zero exit,
 // and leaves no XDP program attached.
 #include "system_test.hpp"
-#include "tool_process.hpp"
+#include "tool_test.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/xsk_program.hpp>

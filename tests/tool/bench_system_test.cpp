@@ -1,7 +1,7 @@
 // The benchmarks end to end: the real `afxdp` binary on a veth pair in the test's private
 // network namespace, with counts, frames and checksums checked from the other side.
 #include "system_test.hpp"
-#include "tool_process.hpp"
+#include "tool_test.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/xsk_program.hpp>
@@ -17,7 +17,10 @@ namespace {
 
 using afxdp::test::json_number;
 using afxdp::test::last_line_with;
-using afxdp::test::ToolProcess;
+using afxdp::test::Child;
+using afxdp::test::start_tool;
+using afxdp::test::wait_until_running;
+using afxdp::test::wait_for;
 using afxdp::test::ToolResult;
 
 // Two CPUs when there are two, so that sender and receiver don't take turns on one.
@@ -31,20 +34,13 @@ std::vector<std::string> operator+(std::vector<std::string> a, const std::vector
   return a;
 }
 
-// Starts the tool and waits for its first interval line: printed only once setup is done.
-void wait_until_running(ToolProcess& tool) {
-  std::string line;
-  ASSERT_TRUE(tool.read_line(line, 20000)) << "no statistics line from the tool";
-  ASSERT_NE(line.find("\"socket\""), std::string::npos) << line;
-}
-
 TEST(ToolBench, TxpushCountIsReceivedExactlyByRxdrop) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  ToolProcess rxdrop(std::vector<std::string>{"rxdrop", "-i", veth.b(), "-C", "100000", "-d",
-                                              "120", "--json", "-x", "-a", "-n", "0.2"} +
-                     cpu_args(0));
+  Child rxdrop = start_tool(std::vector<std::string>{"rxdrop", "-i", veth.b(), "-C", "100000", "-d",
+                                                     "120", "--json", "-x", "-a", "-n", "0.2"} +
+                            cpu_args(0));
   wait_until_running(rxdrop);
 
   const ToolResult tx = afxdp::test::run_tool(
@@ -55,7 +51,7 @@ TEST(ToolBench, TxpushCountIsReceivedExactlyByRxdrop) {
   const std::string tx_summary = last_line_with(tx.out, "\"summary\"");
   EXPECT_EQ(json_number(tx_summary, "tx_packets"), 100000) << tx_summary;
 
-  const ToolResult rx = rxdrop.wait(30000);
+  const ToolResult rx = wait_for(rxdrop, 30000);
   ASSERT_EQ(rx.exit_code, 0) << rx.err;
   const std::string rx_summary = last_line_with(rx.out, "\"summary\"");
   EXPECT_EQ(json_number(rx_summary, "rx_packets"), 100000) << rx.out;
@@ -71,22 +67,22 @@ TEST(ToolBench, SigtermAndSigintStopWithSummaryAndExitZero) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   for (const int number : {SIGTERM, SIGINT}) {
-    ToolProcess rxdrop({"rxdrop", "-i", veth.b(), "--json", "-n", "0.1"});
+    Child rxdrop = start_tool({"rxdrop", "-i", veth.b(), "--json", "-n", "0.1"});
     wait_until_running(rxdrop);
     rxdrop.signal(number);
-    const ToolResult result = rxdrop.wait(10000);
+    const ToolResult result = wait_for(rxdrop, 10000);
     EXPECT_EQ(result.exit_code, 0) << number << result.err;
     EXPECT_NE(last_line_with(result.out, "\"summary\":true"), "") << result.out;
     EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth.b())), 0U);
   }
   // The text output: per-socket header, rows, summary.
-  ToolProcess text({"l2fwd", "-i", veth.b(), "-S", "-p", "-x", "-a", "-n", "0.1"});
+  Child text = start_tool({"l2fwd", "-i", veth.b(), "-S", "-p", "-x", "-a", "-n", "0.1"});
   std::string line;
   ASSERT_TRUE(text.read_line(line, 20000));
   ASSERT_TRUE(text.read_line(line, 20000));
   EXPECT_EQ(line, " sock0@" + veth.b() + ":0 l2fwd xdp-skb poll()");
   text.signal(SIGINT);
-  const ToolResult result = text.wait(10000);
+  const ToolResult result = wait_for(text, 10000);
   EXPECT_EQ(result.exit_code, 0) << result.err;
   for (const char* row : {"\nrx ", "\ntx ", "\nrx dropped ", "\nfill ring empty ", "\nsyscalls ",
                           "\nempty polls ", " summary: l2fwd on "}) {
@@ -99,9 +95,10 @@ TEST(ToolBench, L2fwdReturnsEveryFrameWithMacsSwapped) {
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   constexpr std::uint32_t count = 2000;
-  ToolProcess l2fwd(std::vector<std::string>{"l2fwd", "-i", veth.b(), "-C", std::to_string(count),
-                                             "-d", "120", "--json", "-n", "0.2"} +
-                    cpu_args(0));
+  Child l2fwd =
+      start_tool(std::vector<std::string>{"l2fwd", "-i", veth.b(), "-C", std::to_string(count),
+                                          "-d", "120", "--json", "-n", "0.2"} +
+                 cpu_args(0));
   wait_until_running(l2fwd);
 
   afxdp::lab::PacketSocket peer(veth.a());
@@ -139,7 +136,7 @@ TEST(ToolBench, L2fwdReturnsEveryFrameWithMacsSwapped) {
   }
   EXPECT_EQ(returned.size(), count);
   EXPECT_EQ(wrong, 0U);
-  const ToolResult result = l2fwd.wait(30000);
+  const ToolResult result = wait_for(l2fwd, 30000);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string summary = last_line_with(result.out, "\"summary\"");
   EXPECT_EQ(json_number(summary, "rx_packets"), count) << summary;
@@ -200,9 +197,10 @@ TEST(ToolBench, TxpushFramesPassAnIndependentChecksumCheck) {
   };
   for (const Run& run : runs) {
     constexpr int count = 200;
-    ToolProcess txpush(std::vector<std::string>{"txpush", "-i", veth.b(), "-C",
-                                                std::to_string(count), "--rate", "5000", "-Q"} +
-                       run.args);
+    Child txpush =
+        start_tool(std::vector<std::string>{"txpush", "-i", veth.b(), "-C", std::to_string(count),
+                                            "--rate", "5000", "-Q"} +
+                   run.args);
     int udp = 0, ip_ok = 0, udp_ok = 0, sized = 0;
     std::vector<std::uint8_t> frame;
     while (udp < count) {
@@ -215,7 +213,7 @@ TEST(ToolBench, TxpushFramesPassAnIndependentChecksumCheck) {
       // A tag the stack moved into metadata makes the frame 4 bytes shorter.
       sized += n == run.size || n + 4 == run.size;
     }
-    const ToolResult result = txpush.wait(30000);
+    const ToolResult result = wait_for(txpush, 30000);
     EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(udp, count) << run.size;
     EXPECT_EQ(ip_ok, count) << run.size;

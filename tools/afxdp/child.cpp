@@ -2,10 +2,10 @@
 
 #include <afxdp/detail/socket_option.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <fcntl.h>
 #include <poll.h>
@@ -34,6 +34,16 @@ void forget(pid_t pid) {
   }
 }
 
+int exit_code(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+long long left_ms(std::chrono::steady_clock::time_point deadline) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                               std::chrono::steady_clock::now())
+      .count();
+}
+
 }  // namespace
 
 void kill_all_children() noexcept {
@@ -43,12 +53,20 @@ void kill_all_children() noexcept {
   }
 }
 
-Child::Child(const std::vector<std::string>& args, const std::string& program) {
+Child::Child(const std::vector<std::string>& args, const std::string& program,
+             const std::vector<std::string>& wrapper, OnTimeout on_timeout)
+    : on_timeout_(on_timeout) {
   int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    detail::throw_errno(errno, "pipe2");
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) detail::throw_errno(errno, "pipe2");
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    const int error = errno;
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    detail::throw_errno(error, "pipe2");
   }
-  std::vector<std::string> argv{"afxdp"};
+  // Through a wrapper the program must be named by its path; alone, it is just "afxdp".
+  std::vector<std::string> argv = wrapper;
+  argv.push_back(wrapper.empty() ? "afxdp" : program);
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> raw;
   for (auto& arg : argv) raw.push_back(arg.data());
@@ -57,7 +75,19 @@ Child::Child(const std::vector<std::string>& args, const std::string& program) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
-  const int rc = ::posix_spawn(&pid_, program.c_str(), &actions, nullptr, raw.data(), environ);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  posix_spawnattr_setsigmask(&attributes, &stop);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+  const int rc = wrapper.empty() ? ::posix_spawn(&pid_, program.c_str(), &actions, &attributes,
+                                                 raw.data(), environ)
+                                 : ::posix_spawnp(&pid_, wrapper.front().c_str(), &actions,
+                                                  &attributes, raw.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
@@ -66,7 +96,7 @@ Child::Child(const std::vector<std::string>& args, const std::string& program) {
   if (rc != 0) {
     ::close(out_fd_);
     ::close(err_fd_);
-    detail::throw_errno(rc, "posix_spawn(" + program + ")");
+    detail::throw_errno(rc, "posix_spawn(" + argv.front() + ")");
   }
   remember(pid_);
 }
@@ -74,55 +104,100 @@ Child::Child(const std::vector<std::string>& args, const std::string& program) {
 Child::~Child() {
   if (status_ < 0 && pid_ > 0) {
     ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    forget(pid_);
+    reap(true);
   }
   if (out_fd_ >= 0) ::close(out_fd_);
   if (err_fd_ >= 0) ::close(err_fd_);
 }
 
-void Child::terminate() {
-  if (status_ < 0 && pid_ > 0) ::kill(pid_, SIGTERM);
+void Child::signal(int number) {
+  if (status_ < 0 && pid_ > 0) ::kill(pid_, number);
+}
+
+void Child::terminate() { signal(SIGTERM); }
+
+bool Child::pump(int timeout_ms) {
+  if (out_fd_ < 0 && err_fd_ < 0) return false;
+  pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+  if (::poll(fds, 2, timeout_ms) <= 0) return true;
+  char buffer[4096];
+  int* fd[2] = {&out_fd_, &err_fd_};
+  std::string* text[2] = {&out_, &err_};
+  for (int i = 0; i < 2; ++i) {
+    if (*fd[i] < 0 || fds[i].revents == 0) continue;
+    const ssize_t n = ::read(*fd[i], buffer, sizeof buffer);
+    if (n > 0) {
+      text[i]->append(buffer, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      ::close(*fd[i]);
+      *fd[i] = -1;
+    }
+  }
+  return out_fd_ >= 0 || err_fd_ >= 0;
 }
 
 // Read both pipes until they close or the time is up.
 void Child::drain(int timeout_ms) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  char buffer[4096];
-  while (out_fd_ >= 0 || err_fd_ >= 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) return;
-    pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
-    if (::poll(fds, 2, static_cast<int>(left)) <= 0) continue;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-      if (n > 0) {
-        (i == 0 ? out_ : err_).append(buffer, static_cast<std::size_t>(n));
-      } else {
-        ::close(fds[i].fd);
-        (i == 0 ? out_fd_ : err_fd_) = -1;
-      }
+  for (long long left = timeout_ms; left > 0 && pump(static_cast<int>(left));
+       left = left_ms(deadline)) {
+  }
+}
+
+bool Child::reap(bool block) {
+  if (status_ >= 0) return true;
+  int status = 0;
+  pid_t done;
+  while ((done = ::waitpid(pid_, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+  }
+  if (done != pid_) return false;
+  status_ = status;
+  forget(pid_);
+  return true;
+}
+
+bool Child::read_line(std::string& line, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    const std::size_t end = out_.find('\n', line_start_);
+    if (end != std::string::npos) {
+      line = out_.substr(line_start_, end - line_start_);
+      line_start_ = end + 1;
+      return true;
     }
+    const long long left = left_ms(deadline);
+    if (left <= 0 || out_fd_ < 0) return false;
+    pump(static_cast<int>(left));
   }
 }
 
 int Child::wait(int timeout_ms) {
-  if (status_ >= 0) return WIFEXITED(status_) ? WEXITSTATUS(status_) : 128 + WTERMSIG(status_);
-  drain(timeout_ms);
-  if (out_fd_ >= 0 || err_fd_ >= 0) {  // still running: ask, then insist
-    ::kill(pid_, SIGTERM);
-    drain(2000);
-    if (out_fd_ >= 0 || err_fd_ >= 0) ::kill(pid_, SIGKILL);
-    drain(2000);
+  if (status_ >= 0) return exit_code(status_);
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::milliseconds(timeout_ms);
+  // The exit itself decides (not the pipes closing), so waited() is the time to the exit.
+  while (!reap(false)) {
+    const long long left = left_ms(deadline);
+    if (left <= 0) {
+      if (on_timeout_ == OnTimeout::terminate) {  // ask, then insist
+        ::kill(pid_, SIGTERM);
+        const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (!reap(false) && left_ms(grace) > 0) {
+          if (!pump(10)) ::poll(nullptr, 0, 10);
+        }
+      }
+      if (status_ < 0) ::kill(pid_, SIGKILL);
+      reap(true);
+      break;
+    }
+    // Both pipes closed but not exited yet: sleep instead of spinning on waitpid.
+    if (!pump(static_cast<int>(std::min(left, 10LL)))) ::poll(nullptr, 0, 10);
   }
-  int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
-  status_ = status;
-  forget(pid_);
-  return WIFEXITED(status_) ? WEXITSTATUS(status_) : 128 + WTERMSIG(status_);
+  waited_ = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  start);
+  // What it printed last; bounded, in case something it started still holds the pipes.
+  drain(2000);
+  return exit_code(status_);
 }
 
 std::string Child::first_error_line() const {

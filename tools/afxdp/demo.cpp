@@ -154,6 +154,12 @@ int run_demo(const DemoOptions& options) {
   const double seconds = options.seconds > 0 ? options.seconds : (options.quick ? 1.0 : 3.0);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
+  // Started by a Child (tests) they arrive blocked: one held pending is delivered now.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
   lab::enter_private_network();
   // The namespace is ours alone, so plain names are fine; short, to fit NAPI kthread names.
   // Two queues on both ends when a cell asks for them (a sender on CPU 0 still lands on queue 0).

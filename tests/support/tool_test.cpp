@@ -1,0 +1,123 @@
+#include "tool_test.hpp"
+
+#include <afxdp/interface.hpp>
+#include <afxdp/xsk_program.hpp>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+#include <unistd.h>
+
+namespace afxdp::test {
+
+Child start_tool(const std::vector<std::string>& args, const std::vector<std::string>& wrapper) {
+  return Child(args, AFXDP_TOOL_PATH, wrapper, Child::OnTimeout::kill);
+}
+
+ToolResult wait_for(Child& tool, int timeout_ms) {
+  ToolResult result;
+  result.exit_code = tool.wait(timeout_ms);
+  result.out = tool.out();
+  result.err = tool.err();
+  return result;
+}
+
+ToolResult run_tool(const std::vector<std::string>& args, int timeout_ms) {
+  Child tool = start_tool(args);
+  return wait_for(tool, timeout_ms);
+}
+
+void wait_until_running(Child& tool) {
+  std::string line;
+  ASSERT_TRUE(tool.read_line(line, 20000)) << "no statistics line: " << tool.err();
+  ASSERT_NE(line.find("\"socket\""), std::string::npos) << line;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::string last_line_with(const std::string& text, const std::string& needle) {
+  std::string found;
+  for (const std::string& line : lines_of(text)) {
+    if (line.find(needle) != std::string::npos) found = line;
+  }
+  return found;
+}
+
+double json_number(const std::string& line, const std::string& key) {
+  const std::string quoted = "\"" + key + "\":";
+  const std::size_t at = line.find(quoted);
+  if (at == std::string::npos) return -1;
+  return std::strtod(line.c_str() + at + quoted.size(), nullptr);
+}
+
+bool json_true(const std::string& line, const std::string& key) {
+  return line.find("\"" + key + "\":true") != std::string::npos;
+}
+
+bool every_line_is_json(const std::string& text, std::string& why) {
+  char path[] = "/tmp/afxdp_json_XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) {
+    why = "mkstemp failed";
+    return false;
+  }
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  const std::string command =
+      std::string("python3 -c 'import json,sys\nn=0\nfor l in open(sys.argv[1]):\n"
+                  "    json.loads(l); n+=1\nassert n>0' ") + path + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  char buffer[512];
+  while (pipe && std::fgets(buffer, sizeof buffer, pipe)) why += buffer;
+  const int status = pipe ? ::pclose(pipe) : -1;
+  ::unlink(path);
+  return written && status == 0;
+}
+
+std::uint64_t interface_counter(const std::string& interface, const std::string& name) {
+  std::ifstream in("/sys/class/net/" + interface + "/statistics/" + name);
+  std::uint64_t value = 0;
+  if (!(in >> value)) throw std::runtime_error("cannot read " + name + " of " + interface);
+  return value;
+}
+
+bool wait_attached(const std::string& interface, int timeout_ms) {
+  const unsigned ifindex = afxdp::interface_index(interface);
+  for (int waited = 0; waited < timeout_ms; waited += 10) {
+    if (afxdp::attached_xdp_program(ifindex) != 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+std::uint64_t wait_statistic(const std::string& interface, const std::string& name,
+                             std::uint64_t target, int timeout_ms) {
+  std::uint64_t value = interface_counter(interface, name);
+  for (int waited = 0; value < target && waited < timeout_ms; waited += 10) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    value = interface_counter(interface, name);
+  }
+  return value;
+}
+
+void quiet_ipv6() {
+  for (const char* which : {"all", "default"}) {
+    std::ofstream(std::string("/proc/sys/net/ipv6/conf/") + which + "/disable_ipv6") << "1\n";
+  }
+}
+
+}  // namespace afxdp::test

@@ -1,0 +1,59 @@
+// What the tests of the `afxdp` tool share: the built binary (AFXDP_TOOL_PATH) started as a
+// Child of the test, in the test's private network namespace (children inherit it), and small
+// readers of what it prints and of the interfaces it runs on.
+#pragma once
+
+#include <child.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace afxdp::test {
+
+using afxdp::tool::Child;
+
+// The tool with `args`, run through `wrapper` (e.g. setpriv ...) when given. A wait() that times
+// out kills it (SIGKILL), so a hang shows as exit code 137 instead of a polite summary.
+Child start_tool(const std::vector<std::string>& args,
+                 const std::vector<std::string>& wrapper = {});
+
+struct ToolResult {
+  int exit_code = -1;  // 128 + signal when killed
+  std::string out;
+  std::string err;
+};
+// Wait up to timeout_ms for `tool` to exit, with everything it printed.
+ToolResult wait_for(Child& tool, int timeout_ms);
+// Start the tool and wait up to timeout_ms for its exit, with everything it printed.
+ToolResult run_tool(const std::vector<std::string>& args, int timeout_ms = 60000);
+
+// Waits (bounded, a failed assertion otherwise) for the tool's first statistics line: the
+// benchmarks print it only once setup is done, so the tool is then running.
+void wait_until_running(Child& tool);
+
+// The lines of `text`, without their '\n' (a last line without one included).
+std::vector<std::string> lines_of(const std::string& text);
+// The last line of `text` that contains `needle` ("" when none does).
+std::string last_line_with(const std::string& text, const std::string& needle);
+// The number after "key": in a JSON line; -1 when the key is missing.
+double json_number(const std::string& line, const std::string& key);
+// "key":true in a JSON line.
+bool json_true(const std::string& line, const std::string& key);
+// True when every line of `text` parses as JSON (python3's json module, independent of ours).
+bool every_line_is_json(const std::string& text, std::string& why);
+
+// /sys/class/net/IF/statistics/NAME (system_main remounted /sys for our namespace); throws
+// std::runtime_error when it cannot be read.
+std::uint64_t interface_counter(const std::string& interface, const std::string& name);
+// Wait (bounded) until an XDP program is attached to `interface`; false if none came.
+bool wait_attached(const std::string& interface, int timeout_ms = 10000);
+// Wait (bounded) until interface_counter(interface, name) reaches `target`; the last value.
+std::uint64_t wait_statistic(const std::string& interface, const std::string& name,
+                             std::uint64_t target, int timeout_ms = 10000);
+
+// No IPv6 chatter (router solicitations, MLD, neighbour discovery) on links made after this
+// call, so that counts on them are ours alone. Affects only the test's own network namespace.
+void quiet_ipv6();
+
+}  // namespace afxdp::test
