@@ -8,12 +8,14 @@
 
 #include "bench_options.hpp"
 #include "bench_stats.hpp"
+#include "idle.hpp"
 
 #include <afxdp/frame_ledger.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/umem.hpp>
 
 #include <atomic>
+#include <poll.h>
 #include <cstdint>
 #include <vector>
 
@@ -87,6 +89,18 @@ struct Worker {
   bool poll(short events) noexcept {
     const int rc = socket->poll(events, 100);
     return syscall(WakeStatus{rc < 0 ? -rc : 0});
+  }
+  // The rx ring was empty (rxdrop, l2fwd). When the kernel asked to be told that the fill ring
+  // has frames, or with busy-poll (recvfrom runs the NAPI poll here), a syscall now; otherwise
+  // wait well (idle.hpp): re-check, then poll() with -p or yield. false: the loop must end.
+  bool wait_for_rx(IdleWait& idle) noexcept {
+    if (options->busy_poll || socket->fill().needs_wakeup()) return wake_rx();
+    if (!idle.give_up_cpu()) return true;
+    if (!options->use_poll) {
+      IdleWait::yield();
+      return true;
+    }
+    return poll(POLLIN);
   }
   // The start of the frame that holds `addr` (rx descriptors point past the headroom).
   // Aligned frame sizes are powers of two: a mask then, not a division per packet.

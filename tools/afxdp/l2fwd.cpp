@@ -66,15 +66,7 @@ void forward_loop(Worker& w, Handler handler) {
         if (!w.wake_tx()) return;
         continue;  // completions may follow at once
       }
-      if (o.busy_poll || fill.needs_wakeup()) {
-        if (!w.wake_rx()) return;
-      } else if (idle.give_up_cpu()) {
-        if (!o.use_poll) {
-          IdleWait::yield();
-        } else if (!w.poll(POLLIN)) {
-          return;
-        }
-      }
+      if (!w.wait_for_rx(idle)) return;
       continue;
     }
     idle.busy();

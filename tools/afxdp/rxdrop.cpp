@@ -16,17 +16,7 @@ void rxdrop_loop(Worker& w) {
     std::uint32_t n = rx.peek(o.batch);
     if (n == 0) {
       Counters::add(w.counters->empty_polls, 1);
-      // Nothing received. The kernel asked to be told that the fill ring has frames, or
-      // busy-poll (recvfrom runs the NAPI poll here): a syscall now. Otherwise wait well.
-      if (o.busy_poll || fill.needs_wakeup()) {
-        if (!w.wake_rx()) return;
-      } else if (idle.give_up_cpu()) {
-        if (!o.use_poll) {
-          IdleWait::yield();
-        } else if (!w.poll(POLLIN)) {
-          return;
-        }
-      }
+      if (!w.wait_for_rx(idle)) return;
       continue;
     }
     idle.busy();
