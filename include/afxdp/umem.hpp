@@ -27,6 +27,12 @@ struct UmemConfig {
 // Throws std::invalid_argument naming the field and the rule; needs no kernel.
 void validate(const UmemConfig& config);
 
+// Does [addr, addr+len) lie inside an area of `size` bytes? Written so that no sum can wrap: a
+// hostile descriptor near UINT64_MAX is refused, not folded back into the area.
+inline bool area_contains(std::uint64_t size, std::uint64_t addr, std::uint32_t len) noexcept {
+  return addr <= size && len <= size - addr;
+}
+
 // A ring's mapping together with the ring built over it.
 template <class Ring>
 struct MappedRing {
@@ -45,9 +51,16 @@ class Umem {
   std::span<std::byte> area() const noexcept { return {area_.bytes(), area_.size()}; }
   std::byte* data(std::uint64_t addr) const noexcept { return area_.bytes() + addr; }
   std::uint64_t size() const noexcept { return area_.size(); }
+  // The area offset a descriptor's address stands for. In unaligned-chunk mode the kernel puts
+  // the offset of the data within its chunk in the upper 16 bits (XSK_UNALIGNED_BUF_OFFSET_SHIFT).
+  std::uint64_t resolve(std::uint64_t addr) const noexcept {
+    if (!config_.unaligned_chunks) return addr;
+    constexpr unsigned shift = 48;
+    return (addr & ((std::uint64_t{1} << shift) - 1)) + (addr >> shift);
+  }
   // Does [addr, addr+len) lie inside the area? For descriptors from the kernel (never trusted).
   bool contains(std::uint64_t addr, std::uint32_t len) const noexcept {
-    return addr <= area_.size() && len <= area_.size() - addr;
+    return area_contains(area_.size(), addr, len);
   }
 
   FillRing& fill() noexcept { return fill_.ring; }

@@ -102,6 +102,13 @@ struct Worker {
     }
     return poll(POLLIN);
   }
+  // The kernel's rx descriptors are not trusted: one outside the UMEM is counted and never read
+  // or handed back (docs/reliability.md).
+  bool refuse(const xdp_desc& desc) noexcept {
+    if (umem->contains(umem->resolve(desc.addr), desc.len)) [[likely]] return false;
+    Counters::add(counters->refused, 1);
+    return true;
+  }
   // The start of the frame that holds `addr` (rx descriptors point past the headroom).
   // Aligned frame sizes are powers of two: a mask then, not a division per packet.
   std::uint64_t frame_of(std::uint64_t addr) const noexcept {

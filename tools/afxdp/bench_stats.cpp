@@ -142,6 +142,7 @@ void Reporter::summary(const std::vector<Sample>& totals, double seconds,
     sum.app.tx += t.app.tx;
     sum.app.syscalls += t.app.syscalls;
     sum.app.empty_polls += t.app.empty_polls;
+    sum.app.refused += t.app.refused;
     sum.xdp = sum.xdp + t.xdp;
   }
   const char* benchmark = benchmark_name(options_.benchmark);
@@ -156,7 +157,8 @@ void Reporter::summary(const std::vector<Sample>& totals, double seconds,
                        {"rx_pps", per_second(sum.app.rx, seconds)},
                        {"tx_pps", per_second(sum.app.tx, seconds)},
                        {"rx_packets", sum.app.rx},
-                       {"tx_packets", sum.app.tx}});
+                       {"tx_packets", sum.app.tx},
+                       {"refused_descs", sum.app.refused}});
     if (options_.extra_stats) json_xdp(line, sum.xdp);
     if (options_.app_stats) {
       json_fields(line, {{"syscalls", sum.app.syscalls}, {"empty_polls", sum.app.empty_polls}});
@@ -183,6 +185,10 @@ void Reporter::summary(const std::vector<Sample>& totals, double seconds,
   if (options_.app_stats) {
     row(out_, "syscalls", per_second(sum.app.syscalls, seconds), sum.app.syscalls);
     row(out_, "empty polls", per_second(sum.app.empty_polls, seconds), sum.app.empty_polls);
+  }
+  if (sum.app.refused != 0) {
+    std::fprintf(out_, "%-18s%s rx descriptor(s) outside the UMEM, refused\n", "refused",
+                 grouped(sum.app.refused).c_str());
   }
   if (ledger.enabled) {
     std::fprintf(out_, "%-18s%s error(s); of %s frames: %s free, %s fill, %s application, %s tx\n",

@@ -22,9 +22,11 @@ struct AppCounts {
   std::uint64_t tx = 0;           // packets the kernel completed (sent)
   std::uint64_t syscalls = 0;     // wake-ups and poll() calls
   std::uint64_t empty_polls = 0;  // loop turns that found nothing to do
+  std::uint64_t refused = 0;      // rx descriptors outside the UMEM: counted, never read
 
   friend AppCounts operator-(const AppCounts& a, const AppCounts& b) noexcept {
-    return {a.rx - b.rx, a.tx - b.tx, a.syscalls - b.syscalls, a.empty_polls - b.empty_polls};
+    return {a.rx - b.rx, a.tx - b.tx, a.syscalls - b.syscalls, a.empty_polls - b.empty_polls,
+            a.refused - b.refused};
   }
 };
 
@@ -35,13 +37,15 @@ struct alignas(detail::cache_line) Counters {
   std::atomic<std::uint64_t> tx{0};
   std::atomic<std::uint64_t> syscalls{0};
   std::atomic<std::uint64_t> empty_polls{0};
+  std::atomic<std::uint64_t> refused{0};
 
   static void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) noexcept {
     counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
   AppCounts read() const noexcept {
     return {rx.load(std::memory_order_relaxed), tx.load(std::memory_order_relaxed),
-            syscalls.load(std::memory_order_relaxed), empty_polls.load(std::memory_order_relaxed)};
+            syscalls.load(std::memory_order_relaxed), empty_polls.load(std::memory_order_relaxed),
+            refused.load(std::memory_order_relaxed)};
   }
 };
 

@@ -84,6 +84,7 @@ void forward_loop(Worker& w, Handler handler) {
     std::uint32_t sent = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
       const xdp_desc& desc = rx.at(i);
+      if (w.refuse(desc)) [[unlikely]] continue;
       auto* frame = reinterpret_cast<std::uint8_t*>(w.umem->data(desc.addr));
       const Verdict verdict = handler(frame, desc.len);
       w.record(desc.addr, FramePlace::fill, FramePlace::application);

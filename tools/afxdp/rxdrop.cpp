@@ -31,12 +31,16 @@ void rxdrop_loop(Worker& w) {
       w.budget->refund(n);
       continue;
     }
+    std::uint32_t back = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
-      fill.at(i) = w.frame_of(rx.at(i).addr);
-      w.record(fill.at(i), FramePlace::fill, FramePlace::application);  // rx peek
-      w.record(fill.at(i), FramePlace::application, FramePlace::fill);  // straight back
+      if (w.refuse(rx.at(i))) [[unlikely]] continue;
+      fill.at(back) = w.frame_of(rx.at(i).addr);
+      w.record(fill.at(back), FramePlace::fill, FramePlace::application);  // rx peek
+      w.record(fill.at(back), FramePlace::application, FramePlace::fill);  // straight back
+      ++back;
     }
-    fill.submit(n);
+    fill.cancel(n - back);
+    fill.submit(back);
     rx.release(n);
     Counters::add(w.counters->rx, n);
   }
