@@ -18,8 +18,9 @@ Verdict swap_macs(std::uint8_t* frame, std::uint32_t length) {
 }
 
 // One batch. Frames go to a tx ring or back to the fill ring (dropped, or no room on tx); sent
-// ones return on the completion ring. The Umem has no more frames than the fill ring has slots,
-// so the fill ring always has room for the frames we hold.
+// ones return on the completion ring. The fill ring has twice as many slots as the Umem has
+// frames, so it has room for every frame we hold even while the kernel is late moving its
+// consumer index (it publishes rx entries before it releases the fill slots they came from).
 template <Verdict (*Handler)(std::uint8_t*, std::uint32_t)>
 void serve(afxdp::Socket& in, afxdp::Socket* next) {
   afxdp::FillRing& fill = in.fill();
@@ -55,7 +56,7 @@ int main() try {
   }
   afxdp::lab::enter_private_network();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  afxdp::Umem umem({.frame_count = 2048, .fill_size = 2048});
+  afxdp::Umem umem({.frame_count = 2048, .fill_size = 4096});
   afxdp::Socket socket(umem, {.interface = veth.b(), .mode = afxdp::BindMode::native_copy});
   afxdp::XskProgram program({.interface = veth.b()});
   program.insert(0, socket.fd());

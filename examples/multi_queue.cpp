@@ -26,7 +26,7 @@ void count_frames(afxdp::Socket& s, Counter& counted, const std::atomic<bool>& s
       s.poll(POLLIN, 10);  // sleeps while idle; wakes the kernel for the fill ring
       continue;
     }
-    s.fill().reserve(n);  // room: these n frames came off the fill ring
+    s.fill().reserve(n);  // room: main lends only half a fill ring (see minimal_rx.cpp)
     std::uint32_t ours = 0, sequence = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
       const xdp_desc& d = s.rx().at(i);
@@ -69,7 +69,7 @@ int main() try {
   for (std::uint32_t q = 0; q < queues; ++q) {  // queue q lends frames [q * 2048, (q + 1) * 2048)
     auto& s = sockets.emplace_back(umem, afxdp::SocketConfig{.interface = veth.b(), .queue = q,
                                                              .mode = afxdp::BindMode::native_copy});
-    const std::uint32_t n = s.fill().reserve(frames_per_queue);
+    const std::uint32_t n = s.fill().reserve(s.fill().size() / 2);
     for (std::uint32_t i = 0; i < n; ++i) s.fill().at(i) = (q * frames_per_queue + i) * 4096ULL;
     s.fill().submit(n);
     program.insert(q, s.fd());
