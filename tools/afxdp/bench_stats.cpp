@@ -138,11 +138,7 @@ void Reporter::summary(const std::vector<Sample>& totals, double seconds,
                        const LedgerTotals& ledger) const {
   Sample sum;
   for (const Sample& t : totals) {
-    sum.app.rx += t.app.rx;
-    sum.app.tx += t.app.tx;
-    sum.app.syscalls += t.app.syscalls;
-    sum.app.empty_polls += t.app.empty_polls;
-    sum.app.refused += t.app.refused;
+    sum.app = sum.app + t.app;
     sum.xdp = sum.xdp + t.xdp;
   }
   const char* benchmark = benchmark_name(options_.benchmark);

@@ -24,6 +24,10 @@ struct AppCounts {
   std::uint64_t empty_polls = 0;  // loop turns that found nothing to do
   std::uint64_t refused = 0;      // rx descriptors outside the UMEM: counted, never read
 
+  friend AppCounts operator+(const AppCounts& a, const AppCounts& b) noexcept {
+    return {a.rx + b.rx, a.tx + b.tx, a.syscalls + b.syscalls, a.empty_polls + b.empty_polls,
+            a.refused + b.refused};
+  }
   friend AppCounts operator-(const AppCounts& a, const AppCounts& b) noexcept {
     return {a.rx - b.rx, a.tx - b.tx, a.syscalls - b.syscalls, a.empty_polls - b.empty_polls,
             a.refused - b.refused};
