@@ -24,3 +24,28 @@ TEST(DemoSystem, QuickRunMeasuresEveryCell) {
   }
   EXPECT_EQ(cells, static_cast<int>(afxdp::tool::demo_matrix({.quick = true}).size()));
 }
+
+// The one-core cells (the kernel's receive work as a NAPI thread on the application's CPU),
+// which --quick leaves out: the traffic source keeps running while the two take turns, and
+// every cell measures traffic.
+TEST(DemoSystem, OneCoreCellsMeasureTraffic) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::tool::Child demo({"demo", "--json", "-d", "1", "--cores", "1", "--mode", "native",
+                           "--benchmark", "rxdrop", "--benchmark", "l2fwd"},
+                          AFXDP_TOOL_PATH);
+  const int code = demo.wait(120000);
+  EXPECT_EQ(code, 0) << demo.err();
+  std::istringstream lines(demo.out());
+  std::string line;
+  int cells = 0;
+  while (std::getline(lines, line)) {
+    double mpps = 0, offered = 0;
+    ASSERT_TRUE(afxdp::tool::json_number(line, "mpps", mpps)) << line;
+    ASSERT_TRUE(afxdp::tool::json_number(line, "offered_mpps", offered)) << line;
+    EXPECT_NE(line.find("\"measured\":true"), std::string::npos) << line;
+    EXPECT_GT(mpps, 0.0) << line;
+    EXPECT_GT(offered, 0.0) << line;
+    ++cells;
+  }
+  EXPECT_EQ(cells, 4);  // rxdrop and l2fwd, spin and poll()
+}

@@ -117,12 +117,21 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   if (cell.cores == 1) lab::pin_napi_threads(veth.b(), app_cpu);
   const int code = app.wait(static_cast<int>(seconds * 1000) + 15000);
+  std::string source_error;
   for (auto& source : sources) {
     source->terminate();
-    source->wait(5000);
+    const int source_code = source->wait(5000);
     cell.offered_mpps += offered_pps(source->out()) / 1e6;
+    // Stopped by us it exits 0; anything else means it failed, and the cell measured nothing.
+    if (source_code != 0 && source_error.empty()) {
+      source_error = "traffic source: " + source->first_error_line();
+    }
   }
   set_busy_poll_sysfs(veth, false);
+  if (!source_error.empty()) {
+    cell.error = source_error;
+    return;
+  }
   if (code != 0) {
     cell.error = app.first_error_line();
     if (cell.error.empty()) cell.error = "exit code " + std::to_string(code);

@@ -218,9 +218,11 @@ int run_gen(const GenOptions& o) {
       // veth hands XDP-transmitted frames to its peer's NAPI, which exists only while the peer
       // has a native XDP program (or GRO) on; otherwise it drops them all without counting
       // them anywhere. Those it takes are counted in our tx_packets before the test run returns.
-      // The kernel's own frames on a fresh link (IPv6 router solicitations, MLD reports) count
-      // there too, so it is "fewer than half of ours", not "none".
-      if (tx_packets(o.interface) - tx_before < n / 2 + 1) {
+      // The kernel's own frames on a fresh link (IPv6 router solicitations, MLD reports: a
+      // handful) count there too, so "none" means fewer than 64 (or half of a short run). Not
+      // "fewer than half" of a long run: a peer whose NAPI shares a busy CPU takes only a ring's
+      // worth (256) of a burst and drops the rest.
+      if (tx_packets(o.interface) - tx_before < std::min<std::uint64_t>(64, n / 2 + 1)) {
         const std::string who = peer ? *peer : "PEER";
         throw std::runtime_error("veth " + o.interface + " transmitted none of " +
                                  std::to_string(n) + " frames: its peer " + who +
