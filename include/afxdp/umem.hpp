@@ -9,6 +9,8 @@
 #include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/ring.hpp>
 
+#include <linux/if_xdp.h>
+
 #include <cstdint>
 #include <span>
 
@@ -33,6 +35,30 @@ inline bool area_contains(std::uint64_t size, std::uint64_t addr, std::uint32_t 
   return addr <= size && len <= size - addr;
 }
 
+// Descriptor addresses in unaligned-chunk mode (XDP_UMEM_UNALIGNED_CHUNK_FLAG), as the kernel
+// writes and reads them (net/xdp/xsk_buff_pool.c, xsk_queue.h):
+//   rx          base | offset << 48: base is the fill-ring address as given, offset the data's
+//               distance from it (XDP_PACKET_HEADROOM plus the UMEM's headroom)
+//   fill        the low 48 bits are the chunk's base, used as they are (not rounded to a frame)
+//   tx          base | offset << 48 or a plain address; the data is at base + offset
+//   completion  the tx address exactly as it was submitted
+// In aligned mode an address is the area offset itself, and the kernel rounds a fill address
+// down to its frame.
+
+// The area offset a descriptor address stands for.
+constexpr std::uint64_t resolve_address(std::uint64_t addr, bool unaligned_chunks) noexcept {
+  if (!unaligned_chunks) return addr;
+  return (addr & XSK_UNALIGNED_BUF_ADDR_MASK) + (addr >> XSK_UNALIGNED_BUF_OFFSET_SHIFT);
+}
+
+// ANDed with an address the kernel hands back (rx, completion), gives the address of its chunk:
+// the one to put back on the fill ring. A mask in both modes, so recycling costs no branch:
+// aligned, the frame's start (frame_size is a power of two there); unaligned, the base.
+constexpr std::uint64_t chunk_mask(const UmemConfig& config) noexcept {
+  return config.unaligned_chunks ? std::uint64_t{XSK_UNALIGNED_BUF_ADDR_MASK}
+                                 : ~(std::uint64_t{config.frame_size} - 1);
+}
+
 // A ring's mapping together with the ring built over it.
 template <class Ring>
 struct MappedRing {
@@ -54,10 +80,15 @@ class Umem {
   // The area offset a descriptor's address stands for. In unaligned-chunk mode the kernel puts
   // the offset of the data within its chunk in the upper 16 bits (XSK_UNALIGNED_BUF_OFFSET_SHIFT).
   std::uint64_t resolve(std::uint64_t addr) const noexcept {
-    if (!config_.unaligned_chunks) return addr;
-    constexpr unsigned shift = 48;
-    return (addr & ((std::uint64_t{1} << shift) - 1)) + (addr >> shift);
+    return resolve_address(addr, config_.unaligned_chunks);
   }
+  // The bytes a descriptor names, in either mode. Unchecked: for a descriptor from the kernel,
+  // ask contains(resolve(desc.addr), desc.len) first.
+  std::span<std::byte> packet(const xdp_desc& desc) const noexcept {
+    return {data(resolve(desc.addr)), desc.len};
+  }
+  // The fill-ring address of the chunk that holds `addr` (an rx or completion address).
+  std::uint64_t chunk_of(std::uint64_t addr) const noexcept { return addr & chunk_mask(config_); }
   // Does [addr, addr+len) lie inside the area? For descriptors from the kernel (never trusted).
   bool contains(std::uint64_t addr, std::uint32_t len) const noexcept {
     return area_contains(area_.size(), addr, len);

@@ -236,6 +236,7 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
     w.umem = umems[o.shared_umem ? 0 : i].get();
     w.frames = o.frames;
     w.frame_size = o.frame_size;
+    w.chunk_mask = afxdp::chunk_mask(w.umem->config());
     w.first_addr = o.shared_umem ? std::uint64_t{o.frames} * o.frame_size * i : 0;
     w.options = &o;
     w.counters = &counters[i];

@@ -56,6 +56,9 @@ struct Worker {
   std::uint64_t first_addr = 0;  // this queue's frames: first_addr + i * frame_size
   std::uint32_t frames = 0;
   std::uint32_t frame_size = 0;
+  // afxdp::chunk_mask of the UMEM: turns any address the kernel hands back into its frame's
+  // fill-ring address, in aligned and unaligned mode alike (umem.hpp).
+  std::uint64_t chunk_mask = ~std::uint64_t{0};
   const BenchOptions* options = nullptr;
   Counters* counters = nullptr;
   PacketBudget* budget = nullptr;
@@ -69,9 +72,9 @@ struct Worker {
   // every record() compiles to nothing). Owned by the queue's thread, read after it is joined.
   FrameLedger ledger;
 
-  // The frame at `addr` (a UMEM address, any offset) changed hands.
+  // The frame at `addr` (any address the kernel uses for it: rx, tx, completion) changed hands.
   void record(std::uint64_t addr, FramePlace from, FramePlace to) {
-    if constexpr (FrameLedger::enabled) ledger.move(addr - first_addr, from, to);
+    if constexpr (FrameLedger::enabled) ledger.move(frame_of(addr) - first_addr, from, to);
   }
 
   bool stopping() const noexcept { return stop->load(std::memory_order_relaxed); }
@@ -109,12 +112,10 @@ struct Worker {
     Counters::add(counters->refused, 1);
     return true;
   }
-  // The start of the frame that holds `addr` (rx descriptors point past the headroom).
-  // Aligned frame sizes are powers of two: a mask then, not a division per packet.
-  std::uint64_t frame_of(std::uint64_t addr) const noexcept {
-    if ((frame_size & (frame_size - 1)) == 0) [[likely]] return addr & ~std::uint64_t{frame_size - 1};
-    return addr - addr % frame_size;
-  }
+  // The fill-ring address of the frame that holds `addr`, an rx or completion address: rx
+  // descriptors point past the headroom, and in unaligned mode carry that offset in their upper
+  // 16 bits. One AND in either mode (afxdp::chunk_mask), never a division or a branch.
+  std::uint64_t frame_of(std::uint64_t addr) const noexcept { return addr & chunk_mask; }
 };
 
 struct BenchmarkLoops {

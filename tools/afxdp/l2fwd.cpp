@@ -85,7 +85,9 @@ void forward_loop(Worker& w, Handler handler) {
     for (std::uint32_t i = 0; i < n; ++i) {
       const xdp_desc& desc = rx.at(i);
       if (w.refuse(desc)) [[unlikely]] continue;
-      auto* frame = reinterpret_cast<std::uint8_t*>(w.umem->data(desc.addr));
+      // The data, wherever the descriptor's mode puts it; in unaligned mode the rx descriptor
+      // goes out on tx unchanged, since the kernel reads tx addresses the same way.
+      auto* frame = reinterpret_cast<std::uint8_t*>(w.umem->packet(desc).data());
       const Verdict verdict = handler(frame, desc.len);
       w.record(desc.addr, FramePlace::fill, FramePlace::application);
       // In order of likelihood: forwarding is the rule, a drop the exception.

@@ -140,8 +140,8 @@ void txpush_loop(Worker& w) {
           continue;
         }
         const auto& frame = w.replay[replayed++ % w.replay.size()];
-        std::memcpy(w.umem->data(addr), frame.data(), frame.size());
         tx.at(i) = xdp_desc{addr, static_cast<std::uint32_t>(frame.size()), 0};
+        std::memcpy(w.umem->packet(tx.at(i)).data(), frame.data(), frame.size());
       }
       tx.submit(n);
       in_flight += n;
