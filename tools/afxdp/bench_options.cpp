@@ -1,8 +1,13 @@
 #include "bench_options.hpp"
 
+#include "number_checks.hpp"
+
 #include <algorithm>
 #include <arpa/inet.h>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 namespace afxdp::tool {
@@ -20,6 +25,17 @@ std::uint32_t parse_number(std::string_view text, const char* what) {
   require(error == std::errc{} && end == text.data() + text.size() && !text.empty(),
           std::string(what) + ": '" + std::string(text) + "' is not a number");
   return value;
+}
+
+// --pcap's file must open before anything is set up: a run that cannot read it would otherwise
+// attach, say that zero-copy fell back to copy, and only then fail. "-" is standard input.
+CLI::Validator readable_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        if (path == "-" || std::ifstream(path).is_open()) return {};
+        return "cannot open " + path + ": " + std::strerror(errno);
+      },
+      "", "READABLE_FILE");
 }
 
 // Frame bytes the headers take: Ethernet (+ 802.1Q), IPv4, UDP.
@@ -100,7 +116,8 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
   app.add_flag("-u,--unaligned", o.unaligned, "unaligned chunks (needs hugepages)");
   app.add_option("-b,--batch", o.batch, "descriptors per ring operation")->capture_default_str();
   app.add_option("-C,--count", o.count, "stop after this many packets (0: no limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(not_negative_integer());
   app.add_option("-d,--duration", o.duration, "stop after this many seconds (0: run until Ctrl-C)")
       ->capture_default_str();
   app.add_option("-n,--interval", o.interval, "statistics interval in seconds")
@@ -136,9 +153,11 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
   app.add_option("--rate", o.rate, "packets per second over all queues (0: as fast as possible)")
       ->capture_default_str();
   CLI::Option* pcap = app.add_option(
-      "--pcap", o.pcap_file, "send the frames of this pcap file, in order, on each queue");
+      "--pcap", o.pcap_file, "send the frames of this pcap file, in order, on each queue")
+      ->check(readable_file());
   app.add_option("--loop", o.loop, "times through the --pcap file (0: until stopped)")
       ->capture_default_str()
+      ->check(not_negative_integer())
       ->needs(pcap);
 }
 

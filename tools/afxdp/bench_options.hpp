@@ -3,8 +3,9 @@
 //
 // Parsing is pure: add_bench_options binds the command line to the struct, and finish_bench_options
 // turns the texts (queue lists, MAC and IPv4 addresses) into values and checks every rule that
-// needs no kernel. Checks that need the kernel (does the interface exist, how many queues does it
-// have) happen when the command runs, before anything is set up.
+// needs no kernel (the one look outside: --pcap's file must open). Checks that need the kernel
+// (does the interface exist, how many queues does it have) happen when the command runs, before
+// anything is set up.
 #pragma once
 
 #include <CLI/CLI.hpp>

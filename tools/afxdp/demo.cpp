@@ -1,6 +1,8 @@
 #include "demo.hpp"
 
+#include "bench_options.hpp"
 #include "child.hpp"
+#include "number_checks.hpp"
 
 #include <lab.hpp>
 
@@ -91,6 +93,40 @@ double offered_pps(const std::string& out) {
 
 std::string cpu_list(int queues) { return queues == 1 ? std::to_string(app_cpu) : "1,0"; }
 
+// The benchmark's command line for one cell, --extra's arguments last.
+std::vector<std::string> cell_args(const DemoCell& cell, const std::string& interface,
+                                   const std::string& duration,
+                                   const std::vector<std::string>& extra) {
+  std::vector<std::string> args{cell.benchmark, "-i", interface, cell.mode == "skb" ? "-S" : "-N",
+                                "-c", "-d", duration, "--json", "--cpu", cpu_list(cell.queues),
+                                "-q", cell.queues == 1 ? "0" : "0,1"};
+  if (cell.poll) args.push_back("-p");
+  if (cell.busy_poll) args.push_back("-B");
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// --extra is parsed as every cell's benchmark will parse it, before anything runs: a bad one is
+// one line now rather than one failed cell after another and a table of dashes.
+void check_extra(const DemoOptions& options) {
+  if (options.extra.empty()) return;
+  for (const DemoCell& cell : demo_matrix(options)) {
+    CLI::App probe;
+    BenchOptions parsed;
+    const Benchmark benchmark = cell.benchmark == "rxdrop"   ? Benchmark::rxdrop
+                                : cell.benchmark == "txpush" ? Benchmark::txpush
+                                                             : Benchmark::l2fwd;
+    add_bench_subcommand(probe, parsed, benchmark, "");
+    std::vector<std::string> args = cell_args(cell, "demob", "1", options.extra);
+    std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+    try {
+      probe.parse(args);
+    } catch (const CLI::ParseError& e) {
+      throw CLI::ValidationError("--extra", cell.benchmark + ": " + e.what());
+    }
+  }
+}
+
 void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
              const std::vector<std::string>& extra) {
   place_kernel_work(veth, cell.cores);
@@ -106,13 +142,7 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
           format_seconds(seconds + 3), "--json"}));
     }
   }
-  std::vector<std::string> args{cell.benchmark, "-i", veth.b(), cell.mode == "skb" ? "-S" : "-N",
-                                "-c", "-d", duration, "--json", "--cpu", cpu_list(cell.queues),
-                                "-q", cell.queues == 1 ? "0" : "0,1"};
-  if (cell.poll) args.push_back("-p");
-  if (cell.busy_poll) args.push_back("-B");
-  args.insert(args.end(), extra.begin(), extra.end());
-  Child app(args);
+  Child app(cell_args(cell, veth.b(), duration, extra));
   // Threaded NAPI kthreads appear once the program is attached: pin them again.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   if (cell.cores == 1) lab::pin_napi_threads(veth.b(), app_cpu);
@@ -308,7 +338,7 @@ Command add_demo_command(CLI::App& app) {
       "demo", "Run rxdrop, txpush and l2fwd on a private veth pair and print a table in Mpps");
   sub->add_flag("--quick", options->quick, "1 s per measurement, 2 cores only (about 20 s)");
   sub->add_option("-d,--duration", options->seconds, "Seconds per measurement (default 3; 1 with --quick)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   sub->add_flag("--json", options->json, "One JSON object per measurement instead of the table");
   sub->add_option("--benchmark", options->benchmarks, "Only these benchmarks (default: all)")
       ->check(CLI::IsMember({"rxdrop", "txpush", "l2fwd"}));
@@ -324,6 +354,7 @@ Command add_demo_command(CLI::App& app) {
   sub->add_option("--extra", options->extra,
                   "One more argument for every benchmark run (repeat: --extra=-b --extra=256)")
       ->allow_extra_args(false);
+  sub->parse_complete_callback([options] { check_extra(*options); });
   return {sub, [options] { return run_demo(*options); }};
 }
 

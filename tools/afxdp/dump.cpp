@@ -1,5 +1,7 @@
 #include "dump.hpp"
 
+#include "number_checks.hpp"
+
 #include "pcap.hpp"
 #include "stop_signals.hpp"
 
@@ -22,7 +24,8 @@ CLI::App* add_dump_options(CLI::App& parent, DumpOptions& o) {
   app->add_option("-q,--queue", o.queue, "rx queue")->capture_default_str();
   app->add_option("-w,--write", o.file, "pcap file to write, - for standard output")->required();
   app->add_option("-C,--count", o.count, "stop after this many frames (0: at SIGINT/SIGTERM)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(not_negative_integer());
   app->add_flag("-S,--skb", o.skb, "attach the program in skb (generic) mode, not native");
   return app;
 }

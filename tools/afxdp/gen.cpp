@@ -1,6 +1,7 @@
 #include "gen.hpp"
 
 #include "bench_options.hpp"
+#include "number_checks.hpp"
 #include "packet.hpp"
 #include "stop_signals.hpp"
 #include "thousands.hpp"
@@ -111,8 +112,10 @@ CLI::App* add_gen_options(CLI::App& parent, GenOptions& o) {
   app->add_option("-i,--interface", o.interface, "interface to send on")->required();
   app->add_option("-s,--size", o.size, "frame size in bytes, without FCS")
       ->check(CLI::Range(gen_min_size, gen_max_size));
-  app->add_option("-C,--count", o.count, "frames to send (0: until -d or Ctrl-C)");
-  app->add_option("--rate", o.rate, "frames per second (0: as fast as possible)");
+  app->add_option("-C,--count", o.count, "frames to send (0: until -d or Ctrl-C)")
+      ->check(not_negative_integer());
+  app->add_option("--rate", o.rate, "frames per second (0: as fast as possible)")
+      ->check(not_negative_integer());
   app->add_option("-G,--dst-mac", o.dst_mac, "destination MAC (default: the veth peer's, else ff:ff:ff:ff:ff:ff)")
       ->check(mac_validator());
   app->add_option("-H,--src-mac", o.src_mac, "source MAC (default: the interface's)")
@@ -122,9 +125,9 @@ CLI::App* add_gen_options(CLI::App& parent, GenOptions& o) {
   app->add_option("--src-port", o.src_port, "UDP source port");
   app->add_option("--dst-port", o.dst_port, "UDP destination port");
   app->add_option("--cpu", o.cpu, "pin to this CPU (the kernel runs the frames on it)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   app->add_option("-d,--duration", o.duration, "seconds to run (0: until -C or Ctrl-C)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   app->add_option("--batch-size", o.batch_size, "frames per kernel batch")->check(CLI::Range(1, 256));
   app->add_flag("--json", o.json, "one JSON object per second and a final summary");
   app->add_flag("-Q,--quiet", o.quiet, "print only the final summary");
@@ -223,9 +226,15 @@ int run_gen(const GenOptions& o) {
       // "fewer than half" of a long run: a peer whose NAPI shares a busy CPU takes only a ring's
       // worth (256) of a burst and drops the rest.
       if (tx_packets(o.interface) - tx_before < std::min<std::uint64_t>(64, n / 2 + 1)) {
-        const std::string who = peer ? *peer : "PEER";
-        throw std::runtime_error("veth " + o.interface + " transmitted none of " +
-                                 std::to_string(n) + " frames: its peer " + who +
+        const std::string what = "veth " + o.interface + " transmitted none of " +
+                                 std::to_string(n) + " frames: its peer";
+        // Without the peer's name (not in this namespace) the advice names no interface either.
+        if (!peer) {
+          throw std::runtime_error(what + " needs a native XDP program attached (e.g. afxdp "
+                                          "rxq-info -a PASS on it) or GRO enabled on it");
+        }
+        const std::string& who = *peer;
+        throw std::runtime_error(what + " " + who +
                                  " needs a native XDP program attached (e.g. afxdp rxq-info -i " +
                                  who + " -a PASS) or GRO enabled (ethtool -K " + who + " gro on)");
       }

@@ -26,7 +26,15 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --version and the like
-    std::fprintf(stderr, "afxdp: %s\n", e.what());
+    std::string message = e.what();
+    // CLI11 calls a first word that names no subcommand a missing subcommand: name the word.
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      message = std::string("unknown subcommand '") + argv[1] + "' (";
+      for (const auto& command : commands) {
+        message += command.app->get_name() + (&command == &commands.back() ? ")" : ", ");
+      }
+    }
+    std::fprintf(stderr, "afxdp: %s\n", message.c_str());
     return 2;
   }
   try {

@@ -1,5 +1,7 @@
 #include "rxq_info.hpp"
 
+#include "number_checks.hpp"
+
 #include "stop_signals.hpp"
 #include "thousands.hpp"
 
@@ -244,9 +246,9 @@ CLI::App* add_rxq_info_options(CLI::App& parent, RxqInfoOptions& o) {
   app->add_flag("--read", o.read, "read the Ethernet header of every frame");
   app->add_flag("--swapmac", o.swapmac, "swap the Ethernet addresses of every frame");
   app->add_option("-s,--interval", o.interval, "seconds between reports")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app->add_option("-d,--duration", o.duration, "seconds to run (0: until Ctrl-C)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   app->add_flag("--json", o.json, "one JSON object per interval and a final summary");
   app->add_option("--redirect-to", o.redirect_to, "REDIRECT's target interface");
   return app;
