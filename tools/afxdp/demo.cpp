@@ -26,6 +26,13 @@ namespace {
 constexpr unsigned source_cpu = 0;
 constexpr unsigned app_cpu = 1;
 
+// What the benchmarks send (txpush's frames, and l2fwd's: gen's with the addresses swapped) goes
+// to this MAC, which no interface has, as xdpsock's default destination does. The peer's stack
+// then drops each frame at its first check ("not for this host"); addressed to the peer or
+// broadcast, every frame would climb its IPv4 stack to a failed route lookup, on the sending CPU,
+// which doubled txpush's cost there (docs/benchmarks.md).
+constexpr const char* nobody_mac = "02:00:00:00:00:02";
+
 std::atomic<bool> interrupted{false};
 
 void on_signal(int) {
@@ -100,6 +107,7 @@ std::vector<std::string> cell_args(const DemoCell& cell, const std::string& inte
   std::vector<std::string> args{cell.benchmark, "-i", interface, cell.mode == "skb" ? "-S" : "-N",
                                 "-c", "-d", duration, "--json", "--cpu", cpu_list(cell.queues),
                                 "-q", cell.queues == 1 ? "0" : "0,1"};
+  if (cell.benchmark == "txpush") args.insert(args.end(), {"-G", nobody_mac});
   if (cell.poll) args.push_back("-p");
   if (cell.busy_poll) args.push_back("-B");
   args.insert(args.end(), extra.begin(), extra.end());
@@ -139,7 +147,7 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
     for (int q = 0; q < cell.queues; ++q) {
       sources.push_back(std::make_unique<Child>(std::vector<std::string>{
           "gen", "-i", veth.a(), "--cpu", std::to_string((source_cpu + static_cast<unsigned>(q)) % 2), "-d",
-          format_seconds(seconds + 3), "--json"}));
+          format_seconds(seconds + 3), "-H", nobody_mac, "--json"}));
     }
   }
   Child app(cell_args(cell, veth.b(), duration, extra));
