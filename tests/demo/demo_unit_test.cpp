@@ -11,9 +11,25 @@ using afxdp::tool::DemoOptions;
 TEST(DemoMatrix, QuickMeasuresTwoCoresOnlyFullMeasuresBoth) {
   const auto quick = afxdp::tool::demo_matrix({.quick = true});
   const auto full = afxdp::tool::demo_matrix({});
-  EXPECT_EQ(full.size(), 3U * 2U * 2U * 2U);  // benchmarks x poll x modes x cores
+  // benchmarks x (spin, poll) x modes x cores, and the XDP_DROP ceiling x modes x cores
+  EXPECT_EQ(full.size(), 3U * 2U * 2U * 2U + 2U * 2U);
   EXPECT_EQ(quick.size(), full.size() / 2);
   for (const DemoCell& cell : quick) EXPECT_EQ(cell.cores, 2);
+}
+
+// The kernel's ceiling comes first and never waits (no poll row): there is no application.
+TEST(DemoMatrix, TheCeilingRowComesFirstWithoutPoll) {
+  const auto full = afxdp::tool::demo_matrix({});
+  ASSERT_FALSE(full.empty());
+  EXPECT_EQ(full.front().benchmark, "xdp-drop");
+  int ceiling = 0;
+  for (const DemoCell& cell : full) {
+    if (cell.benchmark != "xdp-drop") continue;
+    ++ceiling;
+    EXPECT_FALSE(cell.poll);
+    EXPECT_FALSE(cell.busy_poll);
+  }
+  EXPECT_EQ(ceiling, 4);  // native and skb, 1 and 2 cores
 }
 
 TEST(DemoMatrix, FiltersSelectCellsAndTwoQueuesRunOnTwoCoresOnly) {
