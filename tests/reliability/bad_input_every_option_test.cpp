@@ -98,8 +98,10 @@ std::vector<Row> txpush_rows(const std::string& i) {
       {"--rate", {s, "-i", i, "--rate=-5", "-d", "1"}, {"--rate", "negative"}},
       {"--pcap", {s, "-i", i, "--pcap", "/nonexistent-dir/x.pcap", "-d", "1"},
        {"--pcap", "/nonexistent-dir/x.pcap", "No such file"}},
-      // Opens, but is no capture: found once the sockets are up (-c: no copy-mode notice).
+      // Opens, but is no capture: found once the sockets are up, and still the only line (the
+      // copy-mode notice comes only after a set-up that worked).
       {"--pcap", {s, "-i", i, "-c", "--pcap", "/dev/null", "-d", "1"}, {"/dev/null"}},
+      {"--pcap", {s, "-i", i, "--pcap", "/dev/null", "-d", "1"}, {"/dev/null"}},
       {"--loop", {s, "-i", i, "--loop", "2", "-d", "1"}, {"--loop", "--pcap"}},
       {"--loop", {s, "-i", i, "--pcap", "/dev/null", "--loop=-1", "-d", "1"}, {"--loop", "-1"}},
   };

@@ -222,11 +222,6 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
-  if (bind_mode(o) == BindMode::automatic && !sockets.front()->zero_copy()) {
-    std::fprintf(stderr, "afxdp: zero-copy is not available on %s (driver %s); using copy mode\n",
-                 sockets.front()->name().c_str(), interface_driver(o.interface).c_str());
-  }
-
   std::vector<Counters> counters(queues);
   std::vector<Worker> workers(queues);
   PacketBudget budget(o.count);
@@ -256,6 +251,11 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
     for (std::size_t i = 0; i < queues; ++i) program->insert(o.queues[i], sockets[i]->fd());
   }
 
+  // Said once the whole set-up has worked, so that a later set-up error stays the only line.
+  if (bind_mode(o) == BindMode::automatic && !sockets.front()->zero_copy()) {
+    std::fprintf(stderr, "afxdp: zero-copy is not available on %s (driver %s); using copy mode\n",
+                 sockets.front()->name().c_str(), interface_driver(o.interface).c_str());
+  }
   if (o.drop_privileges) drop_capabilities();
 
   // The queue threads never see SIGINT or SIGTERM (they inherit this mask): the main thread
