@@ -79,8 +79,18 @@ void BM_Ring(benchmark::State& state) {
   }
 
   RingMemory memory;
-  typename Rings::Producer producer(memory.layout());
-  typename Rings::Consumer consumer(memory.layout());
+  // Each side's object (its cached indices) on cache lines of its own, as in a program where
+  // one side is the kernel: adjacent on this stack, the two threads would share a line.
+  struct alignas(afxdp::detail::cache_line) ProducerSide {
+    typename Rings::Producer ring;
+  };
+  struct alignas(afxdp::detail::cache_line) ConsumerSide {
+    typename Rings::Consumer ring;
+  };
+  ProducerSide producer_side{typename Rings::Producer(memory.layout())};
+  ConsumerSide consumer_side{typename Rings::Consumer(memory.layout())};
+  auto& producer = producer_side.ring;
+  auto& consumer = consumer_side.ring;
   std::atomic<bool> stop{false};
   std::atomic<int> consumer_state{0};  // 1: running, -1: could not pin
 
