@@ -126,7 +126,7 @@ Socket::Socket(Umem& umem, const SocketConfig& config) : umem_(&umem), config_(c
         detail::throw_errno(error, "bind(" + context + ", XDP_ZEROCOPY): zero-copy is not supported by " +
                                        config_.interface +
                                        (driver.empty() ? "" : " (driver " + driver + ")") +
-                                       "; use copy mode instead (-c)");
+                                       "; use copy mode instead");
       }
       detail::throw_errno(error, "bind(" + context + ")");
     }

@@ -216,7 +216,11 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
       bind_sockets(o, umems, sockets);
       break;
     } catch (const std::system_error& e) {
-      if (e.code().value() != EBUSY || Clock::now() >= bind_deadline) throw;
+      const int error = e.code().value();
+      if (o.zero_copy && (error == EOPNOTSUPP || error == EINVAL)) {
+        throw std::runtime_error(std::string(e.what()) + " (-c, or no -z)");  // the tool's words
+      }
+      if (error != EBUSY || Clock::now() >= bind_deadline) throw;
       sockets.clear();
       umems.clear();
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
