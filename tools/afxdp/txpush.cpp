@@ -131,7 +131,8 @@ void txpush_loop(Worker& w) {
     n = w.budget->claim(n);
     const bool replay_done = !w.replay.empty() && replayed == replay_total;
     if (n == 0 && in_flight == 0 && (w.budget->exhausted() || replay_done)) return;  // all sent
-    if (n != 0 && tx.reserve(n) == n) {
+    const bool submitted = n != 0 && tx.reserve(n) == n;
+    if (submitted) {
       for (std::uint32_t i = 0; i < n; ++i) {
         const std::uint64_t addr = w.first_addr + pool.take();
         w.record(addr, FramePlace::free, FramePlace::tx);
@@ -151,10 +152,15 @@ void txpush_loop(Worker& w) {
       if (done == 0) Counters::add(w.counters->empty_polls, 1);
     }
 
-    // The kernel sends what is on the tx ring when woken (copy mode: only then); poll() wakes
-    // it too.
-    if (tx.outstanding() != 0 && (o.no_need_wakeup || tx.needs_wakeup())) {
-      if (!(o.use_poll ? w.poll(POLLOUT) : w.wake_tx())) return;
+    // The kernel sends what is on the tx ring when woken (copy mode: only then). With -p, the
+    // kick is still a sendto(); poll() is for waiting, so it comes only on a turn that could do
+    // nothing (no completion came, nothing could be sent): poll() kicks the kernel too, and
+    // as each turn's kick it cost 7-14 % (docs/benchmarks.md).
+    const bool waiting = !submitted && done == 0 && in_flight != 0;  // only completions can come
+    if (o.use_poll && waiting) {
+      if (!w.poll(POLLOUT)) return;
+    } else if (tx.outstanding() != 0 && (o.no_need_wakeup || tx.needs_wakeup())) {
+      if (!w.wake_tx()) return;
     }
     if (bucket.limited() && n == 0 && done == 0) {
       // Paced and idle: sleep until the next token rather than spin (short waits spin).
