@@ -386,7 +386,7 @@ bool json_number(const std::string& line, const std::string& key, double& value)
 Command add_demo_command(CLI::App& app) {
   auto options = std::make_shared<DemoOptions>();
   CLI::App* sub = app.add_subcommand(
-      "demo", "Run rxdrop, txpush and l2fwd on a private veth pair and print a table in Mpps");
+      "demo", "Run XDP_DROP (the kernel alone), rxdrop, txpush and l2fwd on a private veth pair: a table in Mpps");
   sub->add_flag("--quick", options->quick, "1 s per measurement, 2 cores only (about 20 s)");
   sub->add_option("-d,--duration", options->seconds, "Seconds per measurement (default 3; 1 with --quick)")
       ->check(positive_number());

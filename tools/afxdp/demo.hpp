@@ -1,5 +1,6 @@
 // `afxdp demo`: the whole toolkit on a veth pair of its own. It makes a private network namespace
-// and a veth pair, drives traffic with `afxdp gen`, runs rxdrop, txpush and l2fwd in native and
+// and a veth pair, drives traffic with `afxdp gen`, measures what the kernel alone receives (an
+// XDP_DROP program, the `xdp-drop` row), runs rxdrop, txpush and l2fwd in native and
 // skb mode, with and without poll(), on 1 core and on 2 cores, prints a table in Mpps, and leaves
 // nothing behind (the namespace dies with the process, on every exit path).
 #pragma once
@@ -16,7 +17,7 @@ struct DemoOptions {
   double seconds = 0;     // per cell; 0: 3 s, or 1 s with --quick
   bool json = false;      // one JSON object per cell instead of the table
   // Filters and extra dimensions (scripts/benchmark): empty means the default set.
-  std::vector<std::string> benchmarks{};  // rxdrop, txpush, l2fwd
+  std::vector<std::string> benchmarks{};  // xdp-drop, rxdrop, txpush, l2fwd
   std::vector<std::string> modes{};       // native, skb
   std::vector<int> cores{};               // 1, 2
   std::vector<std::string> waits{};       // spin, poll, busy-poll (default: spin and poll)
@@ -26,7 +27,7 @@ struct DemoOptions {
 
 // One measurement of the matrix.
 struct DemoCell {
-  std::string benchmark;  // rxdrop, txpush, l2fwd
+  std::string benchmark;  // xdp-drop, rxdrop, txpush, l2fwd
   bool poll = false;
   std::string mode;       // native, skb
   int cores = 2;
