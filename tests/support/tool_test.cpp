@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <unistd.h>
@@ -118,6 +120,47 @@ void quiet_ipv6() {
   for (const char* which : {"all", "default"}) {
     std::ofstream(std::string("/proc/sys/net/ipv6/conf/") + which + "/disable_ipv6") << "1\n";
   }
+}
+
+Echo echo_through_l2fwd(afxdp::lab::PacketSocket& peer, const std::string& a,
+                        const std::string& b, std::uint32_t count,
+                        std::size_t (*size_of)(std::uint32_t)) {
+  const auto mac_a = afxdp::lab::mac_address(a);
+  const auto mac_b = afxdp::lab::mac_address(b);
+  std::set<std::uint32_t> returned;
+  Echo echo;
+  std::uint32_t sent = 0;
+  std::vector<std::uint8_t> frame;
+  int idle = 0;
+  while (returned.size() < count && idle < 50) {
+    while (sent < count && sent - returned.size() < 32) {
+      const auto out = afxdp::lab::test_frame(sent, size_of(sent), mac_b, mac_a);
+      EXPECT_TRUE(peer.send(out.data(), out.size())) << "frame " << sent;
+      ++sent;
+    }
+    const std::size_t n = peer.receive(frame, 100);
+    if (n == 0) {
+      ++idle;
+      continue;
+    }
+    idle = 0;
+    // l2fwd swapped the addresses in the frame it read: destination a, source b. Swap back and
+    // every other byte must be as sent (a frame read or sent from the wrong offset is not).
+    if (std::memcmp(frame.data(), mac_a.data(), 6) != 0 ||
+        std::memcmp(frame.data() + 6, mac_b.data(), 6) != 0) {
+      ++echo.wrong;
+      continue;
+    }
+    std::swap_ranges(frame.begin(), frame.begin() + 6, frame.begin() + 6);
+    std::uint32_t sequence = 0;
+    if (afxdp::lab::check_test_frame(frame.data(), n, sequence)) {
+      EXPECT_TRUE(returned.insert(sequence).second) << "frame " << sequence << " came back twice";
+    } else {
+      ++echo.wrong;
+    }
+  }
+  echo.returned = static_cast<std::uint32_t>(returned.size());
+  return echo;
 }
 
 }  // namespace afxdp::test

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <child.hpp>
+#include <lab.hpp>
 
 #include <cstdint>
 #include <string>
@@ -51,6 +52,19 @@ bool wait_attached(const std::string& interface, int timeout_ms = 10000);
 // Wait (bounded) until interface_counter(interface, name) reaches `target`; the last value.
 std::uint64_t wait_statistic(const std::string& interface, const std::string& name,
                              std::uint64_t target, int timeout_ms = 10000);
+
+// An l2fwd on veth end `b` answers test frames sent from end `a` by `peer`: sends `count`
+// lab::test_frame()s (frame i is size_of(i) bytes, 60 to the MTU; at most 32 outstanding, which
+// a socket buffer holds) and reads them back until all returned or 5 s passed without one. A
+// frame counts as returned when its addresses come back swapped and every other byte as sent;
+// a frame returned twice fails the test.
+struct Echo {
+  std::uint32_t returned = 0;  // distinct frames back intact
+  std::uint32_t wrong = 0;     // frames back with wrong addresses or contents
+};
+Echo echo_through_l2fwd(afxdp::lab::PacketSocket& peer, const std::string& a,
+                        const std::string& b, std::uint32_t count,
+                        std::size_t (*size_of)(std::uint32_t));
 
 // No IPv6 chatter (router solicitations, MLD, neighbour discovery) on links made after this
 // call, so that counts on them are ours alone. Affects only the test's own network namespace.

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <set>
 #include <sys/socket.h>
 
 namespace {
@@ -143,42 +142,12 @@ TEST(ToolUnaligned, L2fwdReturnsEveryFrameWithMacsSwapped) {
   wait_until_running(l2fwd);
 
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto mac_a = afxdp::lab::mac_address(veth.a());
-  const auto mac_b = afxdp::lab::mac_address(veth.b());
-  std::set<std::uint32_t> returned;
-  std::uint32_t sent = 0, wrong = 0;
-  std::vector<std::uint8_t> frame;
-  int idle = 0;
-  while (returned.size() < count && idle < 50) {
-    while (sent < count && sent - returned.size() < 32) {  // a window the socket buffer holds
-      // 60 to 1514 bytes (the veth's MTU): many cross a 4 KiB page boundary inside their chunk.
-      const auto out = afxdp::lab::test_frame(sent, 60 + (sent * 37) % 1455, mac_b, mac_a);
-      ASSERT_TRUE(peer.send(out.data(), out.size()));
-      ++sent;
-    }
-    const std::size_t n = peer.receive(frame, 100);
-    if (n == 0) {
-      ++idle;
-      continue;
-    }
-    idle = 0;
-    // l2fwd swapped the addresses in the frame it read: destination a, source b. Swap back and
-    // every other byte must be as sent (a frame read or sent from the wrong offset is not).
-    if (std::memcmp(frame.data(), mac_a.data(), 6) != 0 ||
-        std::memcmp(frame.data() + 6, mac_b.data(), 6) != 0) {
-      ++wrong;
-      continue;
-    }
-    std::swap_ranges(frame.begin(), frame.begin() + 6, frame.begin() + 6);
-    std::uint32_t sequence = 0;
-    if (afxdp::lab::check_test_frame(frame.data(), n, sequence)) {
-      EXPECT_TRUE(returned.insert(sequence).second) << "frame " << sequence << " came back twice";
-    } else {
-      ++wrong;
-    }
-  }
-  EXPECT_EQ(returned.size(), count);
-  EXPECT_EQ(wrong, 0U);
+  // 60 to 1514 bytes (the veth's MTU): many cross a 4 KiB page boundary inside their chunk.
+  const afxdp::test::Echo echo = afxdp::test::echo_through_l2fwd(
+      peer, veth.a(), veth.b(), count,
+      [](std::uint32_t i) -> std::size_t { return 60 + (i * 37) % 1455; });
+  EXPECT_EQ(echo.returned, count);
+  EXPECT_EQ(echo.wrong, 0U);
   const ToolResult result = wait_for(l2fwd, 30000);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string summary = last_line_with(result.out, "\"summary\":true");
