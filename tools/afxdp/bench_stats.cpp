@@ -22,23 +22,6 @@ std::uint64_t per_second(std::uint64_t n, double seconds) {
                      : 0;
 }
 
-// Interface names come from the command line: escape what JSON needs escaped.
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 void row(std::FILE* out, const char* name, std::uint64_t rate, std::uint64_t total) {
   std::fprintf(out, "%-18s%-17s%s\n", name, grouped(rate).c_str(), grouped(total).c_str());
@@ -91,6 +74,23 @@ XdpStatistics operator+(const XdpStatistics& a, const XdpStatistics& b) {
 }
 
 }  // namespace
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
 
 Reporter::Reporter(const BenchOptions& options, std::string mode, std::FILE* out)
     : options_(options), mode_(std::move(mode)), out_(out) {}

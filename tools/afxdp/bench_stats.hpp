@@ -96,4 +96,8 @@ class Reporter {
   std::FILE* out_;
 };
 
+// `text` as a JSON string, quotes included: interface names and error messages come from the
+// command line and the kernel, so quotes, backslashes and control characters are escaped.
+std::string json_string(const std::string& text);
+
 }  // namespace afxdp::tool

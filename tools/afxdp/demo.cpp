@@ -1,6 +1,7 @@
 #include "demo.hpp"
 
 #include "bench_options.hpp"
+#include "bench_stats.hpp"
 #include "child.hpp"
 #include "number_checks.hpp"
 
@@ -210,22 +211,6 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
   cell.measured = true;
 }
 
-// `text` inside a JSON string: quotes, backslashes and control characters escaped.
-std::string json_escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string column_name(const DemoCell& cell) {
   return cell.mode + ", " + std::to_string(cell.cores) + (cell.cores == 1 ? " core" : " cores");
 }
@@ -273,11 +258,11 @@ int run_demo(const DemoOptions& options) {
     if (options.json) {
       std::printf("{\"benchmark\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
                   "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
-                  "\"measured\":%s,\"error\":\"%s\"}\n",
+                  "\"measured\":%s,\"error\":%s}\n",
                   cell.benchmark.c_str(), cell.poll ? "true" : "false",
                   cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues,
                   cell.mpps, cell.offered_mpps, cell.measured ? "true" : "false",
-                  json_escaped(cell.error).c_str());
+                  json_string(cell.error).c_str());
       std::fflush(stdout);
     } else if (!cell.measured) {
       std::fprintf(stderr, "afxdp demo: %s (%s): %s\n", row_name(cell).c_str(),
