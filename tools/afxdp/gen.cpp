@@ -245,8 +245,8 @@ int run_gen(const GenOptions& o) {
                                  " needs a native XDP program attached (e.g. afxdp rxq-info -i " +
                                  who + " -a PASS) or GRO enabled (ethtool -K " + who + " gro on)");
       }
+      unjudged = false;
     }
-    if (judge) unjudged = false;
 
     const auto now = Clock::now();
     if (!o.quiet && now - last_report >= std::chrono::seconds(1)) {
