@@ -1,11 +1,15 @@
-// Ring throughput between two threads: our rings (cached peer indices) against a naive ring that
-// loads the peer's index on every call (bench/naive_ring.hpp). 16-byte descriptors (xdp_desc),
-// 2048 entries, batches of 1, 16, 64 and 256; figures are descriptors per second
-// (items_per_second). The producer runs on CPU 0 and the consumer on CPU 1, both spinning when
-// the ring is full or empty; the OneCore variants put both on CPU 0 and yield instead, so the
-// figure there is dominated by context switches, not by cache-line traffic.
+// Ring throughput between two threads: our rings (cached peer indices) against libxdp's inline
+// helpers (bench/libxdp_ring.hpp, the reference) and a naive ring that loads the peer's index on
+// every call (bench/naive_ring.hpp), all on the same memory in the same harness. 16-byte
+// descriptors (xdp_desc), 2048 entries, batches of 1, 16, 64 and 256; figures are descriptors per
+// second (items_per_second). The producer runs on CPU 0 and the consumer on CPU 1, both spinning
+// when the ring is full or empty, with 1 or 64 `pause`s per failed attempt (the second argument):
+// a side that re-polls at full rate keeps pulling the other side's index line away from it. The
+// OneCore variants put both on CPU 0 and yield instead, so the figure there is dominated by
+// context switches, not by cache-line traffic.
 //
 // Results and the command that produced them: docs/benchmarks.md, "Rings".
+#include "libxdp_ring.hpp"
 #include "naive_ring.hpp"
 
 #include <afxdp/detail/cache_line.hpp>
@@ -13,6 +17,7 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <pthread.h>
 #include <sched.h>
@@ -49,15 +54,56 @@ bool pin_to_cpu(unsigned cpu) {
 
 // Waiting for the peer: spin (politely) when it has a core of its own, yield when it shares ours.
 template <bool OneCore>
-void wait_for_peer() {
+void wait_for_peer(std::int64_t pauses) {
   if constexpr (OneCore) {
     std::this_thread::yield();
   } else {
+    for (std::int64_t i = 0; i < pauses; ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
+}
+
+// What one cache line costs to move between the two CPUs right now, in ns (half a round trip).
+// This machine is a VM whose host sometimes runs the two vCPUs where a line moves in ~10 ns and
+// sometimes where it takes ~60 ns, and it can switch within a run; at batch 1 that alone changes
+// every ring's figure ten-fold. Each repetition reports it (counter `line_ns`) so that figures are
+// compared within one mode (docs/benchmarks.md, "Rings").
+class LineProbe {
+ public:
+  static constexpr std::uint32_t round_trips = 20000;
+
+  // The consumer's thread, before it starts consuming: echo every odd value as the next even one.
+  void answer() {
+    for (std::uint32_t i = 1; i < 2 * round_trips; i += 2) {
+      while (word_.value.load(std::memory_order_acquire) != i) wait();
+      word_.value.store(i + 1, std::memory_order_release);
+    }
+  }
+  // The producer's thread: returns the mean one-way time.
+  double ask() {
+    const auto start = std::chrono::steady_clock::now();
+    for (std::uint32_t i = 1; i < 2 * round_trips; i += 2) {
+      word_.value.store(i, std::memory_order_release);
+      while (word_.value.load(std::memory_order_acquire) != i + 1) wait();
+    }
+    const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
+    return took.count() / (2.0 * round_trips);
+  }
+
+ private:
+  static void wait() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
   }
-}
+  struct alignas(afxdp::detail::cache_line) Word {
+    std::atomic<std::uint32_t> value{0};
+  };
+  Word word_;
+};
 
 struct Ours {
   using Producer = afxdp::TxRing;
@@ -67,10 +113,15 @@ struct Naive {
   using Producer = afxdp::bench::NaiveProducer<xdp_desc>;
   using Consumer = afxdp::bench::NaiveConsumer<xdp_desc>;
 };
+struct Libxdp {
+  using Producer = afxdp::bench::LibxdpProducer;
+  using Consumer = afxdp::bench::LibxdpConsumer;
+};
 
 template <class Rings, bool OneCore>
 void BM_Ring(benchmark::State& state) {
   const auto batch = static_cast<std::uint32_t>(state.range(0));
+  const std::int64_t pauses = OneCore ? 0 : state.range(1);
   const unsigned producer_cpu = 0;
   const unsigned consumer_cpu = OneCore ? 0 : 1;
   if (!pin_to_cpu(producer_cpu)) {
@@ -94,17 +145,19 @@ void BM_Ring(benchmark::State& state) {
   std::atomic<bool> stop{false};
   std::atomic<int> consumer_state{0};  // 1: running, -1: could not pin
 
+  LineProbe probe;
   std::thread consumer_thread([&] {
     if (!pin_to_cpu(consumer_cpu)) {
       consumer_state.store(-1);
       return;
     }
     consumer_state.store(1);
+    if (!OneCore) probe.answer();
     std::uint64_t sum = 0;
     while (!stop.load(std::memory_order_relaxed)) {
       const std::uint32_t n = consumer.peek(batch);
       if (n == 0) {
-        wait_for_peer<OneCore>();
+        wait_for_peer<OneCore>(pauses);
         continue;
       }
       for (std::uint32_t i = 0; i < n; ++i) sum += consumer.at(i).addr;
@@ -119,9 +172,11 @@ void BM_Ring(benchmark::State& state) {
     return;
   }
 
+  if (!OneCore) state.counters["line_ns"] = probe.ask();
+
   std::uint64_t seq = 0;
   for (auto _ : state) {
-    while (producer.reserve(batch) == 0) wait_for_peer<OneCore>();
+    while (producer.reserve(batch) == 0) wait_for_peer<OneCore>(pauses);
     for (std::uint32_t i = 0; i < batch; ++i) {
       producer.at(i) = xdp_desc{.addr = seq + i, .len = 64, .options = 0};
     }
@@ -137,11 +192,19 @@ void batches(benchmark::internal::Benchmark* b) {
   for (const int n : {1, 16, 64, 256}) b->Arg(n);
   b->ArgName("batch")->UseRealTime();
 }
+void batches_and_pauses(benchmark::internal::Benchmark* b) {
+  for (const int pauses : {1, 64}) {
+    for (const int n : {1, 16, 64, 256}) b->Args({n, pauses});
+  }
+  b->ArgNames({"batch", "pauses"})->UseRealTime();
+}
 
-BENCHMARK_TEMPLATE(BM_Ring, Ours, false)->Name("Ring/ours/two_cores")->Apply(batches);
-BENCHMARK_TEMPLATE(BM_Ring, Naive, false)->Name("Ring/naive/two_cores")->Apply(batches);
+BENCHMARK_TEMPLATE(BM_Ring, Ours, false)->Name("Ring/ours/two_cores")->Apply(batches_and_pauses);
+BENCHMARK_TEMPLATE(BM_Ring, Naive, false)->Name("Ring/naive/two_cores")->Apply(batches_and_pauses);
+BENCHMARK_TEMPLATE(BM_Ring, Libxdp, false)->Name("Ring/libxdp/two_cores")->Apply(batches_and_pauses);
 BENCHMARK_TEMPLATE(BM_Ring, Ours, true)->Name("Ring/ours/one_core")->Apply(batches);
 BENCHMARK_TEMPLATE(BM_Ring, Naive, true)->Name("Ring/naive/one_core")->Apply(batches);
+BENCHMARK_TEMPLATE(BM_Ring, Libxdp, true)->Name("Ring/libxdp/one_core")->Apply(batches);
 
 }  // namespace
 
