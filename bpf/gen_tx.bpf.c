@@ -3,13 +3,47 @@
 // program through BPF_PROG_TEST_RUN with BPF_F_TEST_XDP_LIVE_FRAMES and ingress_ifindex set to
 // the interface to transmit on: the kernel turns XDP_TX there into a redirect to that device,
 // so each repetition of the test frame leaves through its ndo_xdp_xmit.
+//
+// With a rate (--rate), the program also paces: each frame waits here until its time slot.
+// User space cannot: one test run costs about 0.3 ms to set up, so runs short enough to pace
+// between them do not exist, and a paced run would still leave as one burst that overflows a
+// veth peer's 256-frame ring. Frames still leave in the test run's batches (--batch-size).
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+
+// Nanoseconds between frames; 0: as fast as possible. Set by gen before each test run, so that
+// each run also makes up for the time the previous ones lost between them.
+__u64 interval_ns = 0;
+// Frames a slow moment within a run (an interrupt, the peer's receive work on this CPU) may make
+// up for at full speed. Time lost between runs is made up by a shorter interval instead.
+const volatile __u64 max_credit = 16;
+
+// When the next frame may leave; gen sets 0 before each run: its first frame leaves at once.
+__u64 next_ns = 0;
+
+static long wait_for_slot(__u64 index, void *unused)
+{
+  (void)index;
+  (void)unused;
+  return bpf_ktime_get_ns() >= next_ns;  // 1 ends the loop
+}
 
 SEC("xdp")
 int gen_tx(struct xdp_md *ctx)
 {
   (void)ctx;
+  if (interval_ns != 0) {
+    __u64 now = bpf_ktime_get_ns();
+    if (next_ns == 0) {
+      next_ns = now;
+    } else if (now < next_ns) {
+      // bpf_loop's bound is 2^23 iterations of a clock read, well above any interval.
+      bpf_loop(1 << 23, wait_for_slot, NULL, 0);
+    } else if (now - next_ns > max_credit * interval_ns) {
+      next_ns = now - max_credit * interval_ns;
+    }
+    next_ns += interval_ns;
+  }
   return XDP_TX;
 }
 

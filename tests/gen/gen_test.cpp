@@ -7,6 +7,12 @@
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
 
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -83,6 +89,67 @@ TEST(Gen, FramesCarryCorrectChecksums) {
     ++checked;
   }
   EXPECT_EQ(checked, 20);
+}
+
+// One frame from a socket with SO_TIMESTAMPNS on, and the kernel's receive time in seconds;
+// false after 3 s without one.
+bool receive_stamped(int fd, std::vector<std::uint8_t>& frame, double& stamp) {
+  pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+  if (poll(&p, 1, 3000) != 1) return false;
+  frame.resize(2048);
+  iovec data{.iov_base = frame.data(), .iov_len = frame.size()};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  const ssize_t n = recvmsg(fd, &message, 0);
+  if (n < 0) return false;
+  frame.resize(static_cast<std::size_t>(n));
+  for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+      timespec ts{};
+      std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+      stamp = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+      return true;
+    }
+  }
+  return false;
+}
+
+// --rate spaces frames one by one (the program waits for each frame's slot), not in bursts
+// between sleeps: with one frame per kernel batch, the receiver's timestamps are spread out.
+TEST(Gen, RateSpacesEveryFrame) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const auto program = verdict_program(veth.b(), afxdp::XdpAction::pass);
+  afxdp::lab::PacketSocket capture(veth.b());
+  const int on = 1;
+  ASSERT_EQ(setsockopt(capture.fd(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on), 0);
+  constexpr int frames = 200;
+  constexpr double rate = 5000;  // 200 us apart
+  auto gen = start_tool({"gen", "-i", veth.a(), "-C", std::to_string(frames), "--rate", "5000",
+                         "--batch-size", "1", "--dst-port", "4242"});
+
+  std::vector<double> arrivals;  // seconds, the kernel's receive timestamps
+  std::vector<std::uint8_t> f;
+  double stamp = 0;
+  while (arrivals.size() < frames && receive_stamped(capture.fd(), f, stamp)) {
+    if (f.size() < 42 || f[12] != 0x08 || f[13] != 0x00 || f[23] != 17) continue;  // not gen's
+    if (((f[36] << 8) | f[37]) != 4242) continue;
+    arrivals.push_back(stamp);
+  }
+  ASSERT_EQ(gen.wait(30000), 0) << gen.err();
+  ASSERT_EQ(arrivals.size(), static_cast<std::size_t>(frames));
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < arrivals.size(); ++i) gaps.push_back(arrivals[i] - arrivals[i - 1]);
+  std::sort(gaps.begin(), gaps.end());
+  // The median gap, which a scheduling hiccup (a late frame, then a short catch-up) cannot move:
+  // about 1 / rate when each frame is paced, microseconds when frames leave in bursts.
+  EXPECT_GT(gaps[gaps.size() / 2], 0.5 / rate);
+  EXPECT_GT(arrivals.back() - arrivals.front(), 0.5 * frames / rate);
 }
 
 TEST(Gen, SaysWhenTheVethPeerCannotReceive) {

@@ -199,6 +199,8 @@ std::vector<Row> demo_rows() {
       {"--extra", {s, "--extra=--bogus"}, {"--extra", "--bogus"}},
       {"--extra", {s, "--benchmark", "txpush", "--extra=-s", "--extra=5000"},
        {"--extra", "txpush", "-s", "5000"}},
+      {"--gen-rate", {s, "--gen-rate=-1"}, {"--gen-rate", "-1"}},
+      {"--gen-rate", {s, "--gen-rate", "fast"}, {"--gen-rate", "fast"}},
       {"", {s, "--bogus"}, {"--bogus"}},
   };
 }

@@ -148,7 +148,7 @@ void check_extra(const DemoOptions& options) {
 }
 
 void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
-             const std::vector<std::string>& extra) {
+             const std::vector<std::string>& extra, std::uint64_t gen_rate) {
   place_kernel_work(veth, cell.cores);
   set_busy_poll_sysfs(veth, cell.busy_poll);
   const std::string duration = format_seconds(seconds);
@@ -157,9 +157,11 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
     // Runs longer than the application so that traffic covers its whole interval. veth puts a
     // sender's frames on rx queue (sending CPU mod queues): one gen per queue, one per CPU.
     for (int q = 0; q < cell.queues; ++q) {
-      sources.push_back(std::make_unique<Child>(std::vector<std::string>{
+      std::vector<std::string> gen{
           "gen", "-i", veth.a(), "--cpu", std::to_string((source_cpu + static_cast<unsigned>(q)) % 2), "-d",
-          format_seconds(seconds + 3), "-H", nobody_mac, "--json"}));
+          format_seconds(seconds + 3), "-H", nobody_mac, "--json"};
+      if (gen_rate > 0) gen.insert(gen.end(), {"--rate", std::to_string(gen_rate)});
+      sources.push_back(std::make_unique<Child>(gen));
     }
   }
   Child app(cell_args(cell, veth.b(), duration, extra));
@@ -250,7 +252,7 @@ int run_demo(const DemoOptions& options) {
 
   for (DemoCell& cell : cells) {
     if (interrupted) break;
-    measure(cell, veth, seconds, options.extra);
+    measure(cell, veth, seconds, options.extra, options.gen_rate);
     if (interrupted) {
       cell.measured = false;
       cell.error = "interrupted";
@@ -258,10 +260,12 @@ int run_demo(const DemoOptions& options) {
     if (options.json) {
       std::printf("{\"benchmark\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
                   "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
-                  "\"measured\":%s,\"error\":%s}\n",
+                  "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s}\n",
                   cell.benchmark.c_str(), cell.poll ? "true" : "false",
                   cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues,
-                  cell.mpps, cell.offered_mpps, cell.measured ? "true" : "false",
+                  cell.mpps, cell.offered_mpps,
+                  static_cast<unsigned long long>(options.gen_rate),
+                  cell.measured ? "true" : "false",
                   json_string(cell.error).c_str());
       std::fflush(stdout);
     } else if (!cell.measured) {
@@ -390,6 +394,9 @@ Command add_demo_command(CLI::App& app) {
   sub->add_option("--extra", options->extra,
                   "One more argument for every benchmark run (repeat: --extra=-b --extra=256)")
       ->allow_extra_args(false);
+  sub->add_option("--gen-rate", options->gen_rate,
+                  "Pace each traffic source to this many frames/s (default 0: as fast as it goes)")
+      ->check(not_negative_integer());
   sub->parse_complete_callback([options] { check_extra(*options); });
   return {sub, [options] { return run_demo(*options); }};
 }

@@ -7,6 +7,8 @@
 
 #include "command.hpp"
 
+#include <cstdint>
+
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@ struct DemoOptions {
   std::vector<std::string> waits{};       // spin, poll, busy-poll (default: spin and poll)
   std::vector<int> queues{};              // 1, 2 (default: 1)
   std::vector<std::string> extra{};       // more arguments for every benchmark run (A/B of options)
+  std::uint64_t gen_rate = 0;             // gen's --rate per source, frames/s; 0: unpaced
 };
 
 // One measurement of the matrix.
