@@ -1,6 +1,7 @@
 // Ring throughput between two threads: our rings (cached peer indices) against libxdp's inline
-// helpers (bench/libxdp_ring.hpp, the reference) and a naive ring that loads the peer's index on
-// every call (bench/naive_ring.hpp), all on the same memory in the same harness. 16-byte
+// helpers (bench/libxdp_ring.hpp, the reference), a naive ring that loads the peer's index on
+// every call (bench/naive_ring.hpp), and, when Debian's libdpdk-dev is installed, DPDK's rte_ring
+// (bench/rte_ring_adapter.hpp), all in the same harness. 16-byte
 // descriptors (xdp_desc), 2048 entries, batches of 1, 16, 64 and 256; figures are descriptors per
 // second (items_per_second). The producer runs on CPU 0 and the consumer on CPU 1, both spinning
 // when the ring is full or empty, with 1 or 64 `pause`s per failed attempt (the second argument):
@@ -11,6 +12,9 @@
 // Results and the command that produced them: docs/benchmarks.md, "Rings".
 #include "libxdp_ring.hpp"
 #include "naive_ring.hpp"
+#ifdef AFXDP_BENCH_RTE_RING
+#include "rte_ring_adapter.hpp"
+#endif
 
 #include <afxdp/detail/cache_line.hpp>
 #include <afxdp/ring.hpp>
@@ -105,18 +109,32 @@ class LineProbe {
   Word word_;
 };
 
+// Each kind of ring: its two sides, and what they share (built over the harness's memory).
 struct Ours {
   using Producer = afxdp::TxRing;
   using Consumer = afxdp::RxRing;
+  static afxdp::RingLayout shared(RingMemory& memory) { return memory.layout(); }
 };
 struct Naive {
   using Producer = afxdp::bench::NaiveProducer<xdp_desc>;
   using Consumer = afxdp::bench::NaiveConsumer<xdp_desc>;
+  static afxdp::RingLayout shared(RingMemory& memory) { return memory.layout(); }
 };
 struct Libxdp {
   using Producer = afxdp::bench::LibxdpProducer;
   using Consumer = afxdp::bench::LibxdpConsumer;
+  static afxdp::RingLayout shared(RingMemory& memory) { return memory.layout(); }
 };
+#ifdef AFXDP_BENCH_RTE_RING
+struct Rte {
+  using Producer = afxdp::bench::RteProducer;
+  using Consumer = afxdp::bench::RteConsumer;
+  // rte_ring keeps its indices in a header of its own: same size, its own memory.
+  static afxdp::bench::RteRingMemory shared(RingMemory&) {
+    return afxdp::bench::RteRingMemory(ring_entries);
+  }
+};
+#endif
 
 template <class Rings, bool OneCore>
 void BM_Ring(benchmark::State& state) {
@@ -138,8 +156,9 @@ void BM_Ring(benchmark::State& state) {
   struct alignas(afxdp::detail::cache_line) ConsumerSide {
     typename Rings::Consumer ring;
   };
-  ProducerSide producer_side{typename Rings::Producer(memory.layout())};
-  ConsumerSide consumer_side{typename Rings::Consumer(memory.layout())};
+  const auto shared = Rings::shared(memory);
+  ProducerSide producer_side{typename Rings::Producer(shared)};
+  ConsumerSide consumer_side{typename Rings::Consumer(shared)};
   auto& producer = producer_side.ring;
   auto& consumer = consumer_side.ring;
   std::atomic<bool> stop{false};
@@ -202,9 +221,15 @@ void batches_and_pauses(benchmark::internal::Benchmark* b) {
 BENCHMARK_TEMPLATE(BM_Ring, Ours, false)->Name("Ring/ours/two_cores")->Apply(batches_and_pauses);
 BENCHMARK_TEMPLATE(BM_Ring, Naive, false)->Name("Ring/naive/two_cores")->Apply(batches_and_pauses);
 BENCHMARK_TEMPLATE(BM_Ring, Libxdp, false)->Name("Ring/libxdp/two_cores")->Apply(batches_and_pauses);
+#ifdef AFXDP_BENCH_RTE_RING
+BENCHMARK_TEMPLATE(BM_Ring, Rte, false)->Name("Ring/rte_ring/two_cores")->Apply(batches_and_pauses);
+#endif
 BENCHMARK_TEMPLATE(BM_Ring, Ours, true)->Name("Ring/ours/one_core")->Apply(batches);
 BENCHMARK_TEMPLATE(BM_Ring, Naive, true)->Name("Ring/naive/one_core")->Apply(batches);
 BENCHMARK_TEMPLATE(BM_Ring, Libxdp, true)->Name("Ring/libxdp/one_core")->Apply(batches);
+#ifdef AFXDP_BENCH_RTE_RING
+BENCHMARK_TEMPLATE(BM_Ring, Rte, true)->Name("Ring/rte_ring/one_core")->Apply(batches);
+#endif
 
 }  // namespace
 

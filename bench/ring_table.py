@@ -32,7 +32,7 @@ for pauses in sorted({k[0] for k in cells}):
     print("| placement | ring | " + " | ".join(f"batch {n}" for n in batches) + " |")
     print("|---|---|" + "---|" * len(batches))
     for mode in ("near", "far"):
-        for ring in ("ours", "libxdp", "naive"):
+        for ring in ("ours", "libxdp", "naive", "rte_ring"):
             row = cells.get((pauses, mode, ring))
             if not row:
                 continue
