@@ -1,5 +1,5 @@
 // The smallest end-to-end check: test frames sent into one end of a veth pair arrive, intact,
-// on an AF_XDP socket at the other end (native mode).
+// on an AF_XDP socket at the other end (native mode), each in a chunk we lent (Umem::chunk_of).
 #include "system_test.hpp"
 
 #include <afxdp/socket.hpp>
@@ -27,18 +27,26 @@ TEST(MinimalRx, FramesArriveIntact) {
     ASSERT_TRUE(peer.send(frame.data(), frame.size()));
   }
   std::uint32_t intact = 0;
+  std::uint32_t lent_chunks = 0;  // intact frames whose chunk_of is a chunk we lent
   for (int spins = 0; spins < 1000 && intact < 100; ++spins) {
     const std::uint32_t n = socket.rx().peek(64);
     for (std::uint32_t i = 0; i < n; ++i) {
       const xdp_desc& d = socket.rx().at(i);
+      // The kernel writes the frame after its headroom: the address is inside the chunk, not at
+      // its start, and chunk_of finds the address we lent in the fill ring.
+      const std::uint64_t chunk = umem.chunk_of(d.addr);
+      const bool lent =
+          chunk % 4096 == 0 && chunk < 2048ULL * 4096 && d.addr > chunk && d.addr - chunk < 4096;
       std::uint32_t sequence = 0;
       if (afxdp::lab::check_test_frame(reinterpret_cast<const std::uint8_t*>(umem.data(d.addr)),
                                        d.len, sequence) && sequence == intact) {
         ++intact;
+        if (lent) ++lent_chunks;
       }
     }
     socket.rx().release(n);
     if (n == 0) socket.poll(POLLIN, 10);
   }
   EXPECT_EQ(intact, 100U);
+  EXPECT_EQ(lent_chunks, intact);
 }
