@@ -4,6 +4,7 @@
 //   template   the loop is a template over the handler type; the compiler sees and inlines it
 //   if_chain   explicit ifs, most likely verdict first
 //   switch     a switch on the verdict (the compiler may emit a jump table: an indirect jump)
+//   switch_likely  the same switch with its common case marked [[likely]]
 //   fn_pointer a table of function pointers indexed by the verdict
 //   virtual    a table of objects with a virtual handle()
 //   function   a table of std::function
@@ -141,6 +142,20 @@ void BM_IfChain(benchmark::State& state) {
 
 void BM_Switch(benchmark::State& state) { run(state, dispatch_switch); }
 
+// --- the same switch, its common case marked [[likely]] ---
+[[gnu::noinline]] void dispatch_switch_likely(const std::vector<Packet>& pkts, Counters& c) {
+  for (const Packet& p : pkts) {
+    switch (p.verdict) {
+      [[likely]] case Verdict::redirect: on_redirect(c, p); break;
+      case Verdict::drop: on_drop(c, p); break;
+      case Verdict::tx: on_tx(c, p); break;
+      case Verdict::pass: on_pass(c, p); break;
+    }
+  }
+}
+
+void BM_SwitchLikely(benchmark::State& state) { run(state, dispatch_switch_likely); }
+
 // --- function pointers ---
 using HandlerFn = void (*)(Counters&, const Packet&);
 
@@ -187,6 +202,7 @@ void BM_StdFunction(benchmark::State& state) {
 BENCHMARK(BM_Template)->Name("Dispatch/template");
 BENCHMARK(BM_IfChain)->Name("Dispatch/if_chain");
 BENCHMARK(BM_Switch)->Name("Dispatch/switch");
+BENCHMARK(BM_SwitchLikely)->Name("Dispatch/switch_likely");
 BENCHMARK(BM_FunctionPointer)->Name("Dispatch/fn_pointer");
 BENCHMARK(BM_Virtual)->Name("Dispatch/virtual");
 BENCHMARK(BM_StdFunction)->Name("Dispatch/function");
