@@ -223,9 +223,9 @@ int run_gen(const GenOptions& o) {
     run.batch_size = o.batch_size;
     const auto run_start = Clock::now();
     if (o.rate > 0) {
-      // With a rate the program spaces the frames itself (bpf/gen_tx.bpf.c says why), so that
-      // this run ends when the whole send is due to have sent sent + n frames: what the fixed
-      // cost between runs took is made up over a run, not in a burst.
+      // With a rate the program spaces the frames itself (bpf/gen_tx.bpf.c says why). The gap is
+      // chosen so that this run ends when, at the rate, sent + n frames are due: time lost
+      // between runs is made up over the next run (at most twice the rate), not in a burst.
       const double due = static_cast<double>(sent + n) / static_cast<double>(o.rate);
       const double left = due - seconds(run_start - start);
       const double nominal = 1e9 / static_cast<double>(o.rate);
