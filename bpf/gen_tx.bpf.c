@@ -5,8 +5,8 @@
 // so each repetition of the test frame leaves through its ndo_xdp_xmit.
 //
 // With a rate (--rate), the program also paces: each frame waits here until its time slot.
-// User space cannot: one test run costs about 0.3 ms to set up, so runs short enough to pace
-// between them do not exist, and a paced run would still leave as one burst that overflows a
+// User space cannot: a test run has a fixed cost of 0.3 to 25 ms (two RCU grace periods), so runs
+// short enough to pace between them do not exist, and a run leaves as one burst that overflows a
 // veth peer's 256-frame ring. Frames still leave in the test run's batches (--batch-size).
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

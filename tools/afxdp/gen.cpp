@@ -45,6 +45,7 @@ std::uint64_t frames_for_a_run(double frames_per_second) {
   return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(frames_per_second * run_seconds), 1,
                                    max_chunk);
 }
+
 // How long gen sends before it judges whether a veth peer takes its frames at all.
 constexpr std::chrono::milliseconds peer_grace{500};
 

@@ -9,8 +9,9 @@
 // re-checking for as long as the gap between its batches pays: with poll(), rxdrop went from 4.4
 // to 8.6-8.9 Mpps here (docs/benchmarks.md). When the kernel's work needs our own CPU (1 core),
 // data cannot come while we re-check, every window ends empty and the window shrinks to a few
-// re-checks within some 30 windows. A short window can be wrong for good (at 8 Mpps the batches come every 8 us, so a
-// 1 us window never sees one and never grows), so every `probe_every`-th window is a long one.
+// re-checks within some 30 windows. A short window can be wrong for good (at 8 Mpps the batches
+// come every 8 us, so a 1 us window never sees one and never grows), so every `probe_every`-th
+// window is a long one.
 #pragma once
 
 #include <algorithm>
