@@ -1,9 +1,8 @@
 // Ring throughput between two threads: our rings (cached peer indices) against libxdp's inline
 // helpers (bench/libxdp_ring.hpp, the reference), a naive ring that loads the peer's index on
 // every call (bench/naive_ring.hpp), and, when Debian's libdpdk-dev is installed, DPDK's rte_ring
-// (bench/rte_ring_adapter.hpp), all in the same harness. 16-byte
-// descriptors (xdp_desc), 2048 entries, batches of 1, 16, 64 and 256; figures are descriptors per
-// second (items_per_second). The producer runs on CPU 0 and the consumer on CPU 1, both spinning
+// (bench/rte_ring_adapter.hpp), all in the same harness. 16-byte descriptors (xdp_desc), 2048
+// entries, batches of 1, 16, 64 and 256; figures are descriptors per second (items_per_second). The producer runs on CPU 0 and the consumer on CPU 1, both spinning
 // when the ring is full or empty, with 1 or 64 `pause`s per failed attempt (the second argument):
 // a side that re-polls at full rate keeps pulling the other side's index line away from it. The
 // OneCore variants put both on CPU 0 and yield instead, so the figure there is dominated by
@@ -56,23 +55,26 @@ bool pin_to_cpu(unsigned cpu) {
   return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
+// One polite spin: tells the core this is a wait loop.
+void cpu_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 // Waiting for the peer: spin (politely) when it has a core of its own, yield when it shares ours.
 template <bool OneCore>
 void wait_for_peer(std::int64_t pauses) {
   if constexpr (OneCore) {
     std::this_thread::yield();
   } else {
-    for (std::int64_t i = 0; i < pauses; ++i) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    }
+    for (std::int64_t i = 0; i < pauses; ++i) cpu_pause();
   }
 }
 
 // What one cache line costs to move between the two CPUs right now, in ns (half a round trip).
-// This machine is a VM whose host sometimes runs the two vCPUs where a line moves in ~10 ns and
-// sometimes where it takes ~60 ns, and it can switch within a run; at batch 1 that alone changes
+// This machine is a VM whose host sometimes runs the two vCPUs where a line moves in ~30 ns and
+// sometimes where it takes ~150 ns, and it can switch within a run; at batch 1 that alone changes
 // every ring's figure ten-fold. Each repetition reports it (counter `line_ns`) so that figures are
 // compared within one mode (docs/benchmarks.md, "Rings").
 class LineProbe {
@@ -82,7 +84,7 @@ class LineProbe {
   // The consumer's thread, before it starts consuming: echo every odd value as the next even one.
   void answer() {
     for (std::uint32_t i = 1; i < 2 * round_trips; i += 2) {
-      while (word_.value.load(std::memory_order_acquire) != i) wait();
+      while (word_.value.load(std::memory_order_acquire) != i) cpu_pause();
       word_.value.store(i + 1, std::memory_order_release);
     }
   }
@@ -91,18 +93,13 @@ class LineProbe {
     const auto start = std::chrono::steady_clock::now();
     for (std::uint32_t i = 1; i < 2 * round_trips; i += 2) {
       word_.value.store(i, std::memory_order_release);
-      while (word_.value.load(std::memory_order_acquire) != i + 1) wait();
+      while (word_.value.load(std::memory_order_acquire) != i + 1) cpu_pause();
     }
     const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
     return took.count() / (2.0 * round_trips);
   }
 
  private:
-  static void wait() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  }
   struct alignas(afxdp::detail::cache_line) Word {
     std::atomic<std::uint32_t> value{0};
   };
@@ -110,20 +107,20 @@ class LineProbe {
 };
 
 // Each kind of ring: its two sides, and what they share (built over the harness's memory).
-struct Ours {
+struct OnHarnessMemory {
+  static afxdp::RingLayout shared(RingMemory& memory) { return memory.layout(); }
+};
+struct Ours : OnHarnessMemory {
   using Producer = afxdp::TxRing;
   using Consumer = afxdp::RxRing;
-  static afxdp::RingLayout shared(RingMemory& memory) { return memory.layout(); }
 };
-struct Naive {
+struct Naive : OnHarnessMemory {
   using Producer = afxdp::bench::NaiveProducer<xdp_desc>;
   using Consumer = afxdp::bench::NaiveConsumer<xdp_desc>;
-  static afxdp::RingLayout shared(RingMemory& memory) { return memory.layout(); }
 };
-struct Libxdp {
+struct Libxdp : OnHarnessMemory {
   using Producer = afxdp::bench::LibxdpProducer;
   using Consumer = afxdp::bench::LibxdpConsumer;
-  static afxdp::RingLayout shared(RingMemory& memory) { return memory.layout(); }
 };
 #ifdef AFXDP_BENCH_RTE_RING
 struct Rte {
