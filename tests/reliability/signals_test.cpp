@@ -82,6 +82,41 @@ TEST(ReliabilitySignals, L2fwdAtRandomMoments) {
   signal_at_random_moments("l2fwd");
 }
 
+// SIGSTOP for 0.6 s, then SIGCONT: the per-interval lines go on at their interval. A tool that
+// caught up on the lines it missed would print a burst of them back to back, each covering next to
+// no time, and a reader waiting for "two intervals without a change" would stop it before its
+// workers ran again (the failure this test came from: tools/afxdp/report_schedule.hpp).
+void no_burst_after_a_stop(const std::vector<std::string>& args, const char* interval_key) {
+  Child tool = start_tool(args);
+  std::string line;
+  ASSERT_TRUE(tool.read_line(line, 20000)) << tool.err();
+  tool.signal(SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  tool.signal(SIGCONT);
+  // The first line after the stop covers it; every one after that covers a whole interval (0.1 s;
+  // 0.09 leaves room for the printed value's rounding).
+  ASSERT_TRUE(tool.read_line(line, 5000)) << tool.err();
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(tool.read_line(line, 5000)) << tool.err();
+    const double seconds = afxdp::test::json_number(line, interval_key);
+    EXPECT_GE(seconds, 0.09) << "line " << i << " after the stop: " << line;
+  }
+  tool.signal(SIGTERM);
+  EXPECT_EQ(tool.wait(15000), 0) << tool.err();
+}
+
+TEST(ReliabilitySignals, RxdropPrintsNoBurstOfLinesAfterAStop) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  no_burst_after_a_stop({"rxdrop", "-i", veth.b(), "--json", "-n", "0.1"}, "seconds");
+}
+
+TEST(ReliabilitySignals, RxqInfoPrintsNoBurstOfLinesAfterAStop) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  no_burst_after_a_stop({"rxq-info", "-i", veth.b(), "--json", "-s", "0.1"}, "interval_s");
+}
+
 // Every veth pair the tests above made is gone with its VethPair: none of ours remains.
 TEST(ReliabilitySignals, NoVethOfOursRemains) {
   AFXDP_REQUIRE_SYSTEM();

@@ -1,5 +1,7 @@
 #include "bench_run.hpp"
 
+#include "report_schedule.hpp"
+
 #include <afxdp/interface.hpp>
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
@@ -309,7 +311,7 @@ int run_benchmark(const BenchOptions& o, BenchmarkLoops loops) {
         }
         previous[i] = current;
       }
-      next_report += interval;
+      next_report = next_report_time(next_report, Clock::now(), interval);
     }
     std::this_thread::sleep_for(
         std::min<Clock::duration>({next_report - now, deadline - now, std::chrono::milliseconds(20)}));

@@ -1,6 +1,7 @@
 #include "rxq_info.hpp"
 
 #include "number_checks.hpp"
+#include "report_schedule.hpp"
 
 #include "stop_signals.hpp"
 #include "thousands.hpp"
@@ -338,7 +339,7 @@ int run_rxq_info(const RxqInfoOptions& o) {
     }
     previous = current;
     previous_time = now;
-    next += interval;
+    next = next_report_time(next, Clock::now(), interval);
   }
 
   const Snapshot total = read_snapshot(*skeleton, report.slots, cpus);
