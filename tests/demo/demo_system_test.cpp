@@ -4,7 +4,11 @@
 #include "child.hpp"
 #include "demo.hpp"
 
+#include <cstdio>
+#include <fstream>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -50,4 +54,76 @@ TEST(DemoSystem, OneCoreCellsMeasureTraffic) {
                                  "--benchmark", "rxdrop", "--benchmark", "l2fwd"},
                                 true),
             4);  // rxdrop and l2fwd, spin and poll()
+}
+
+namespace {
+
+// A stand-in for xdpsock (the real one is not in Debian): checks that the demo pinned it to the
+// application's CPU 1 and gave it the cell's flags and an interface that exists, then prints one
+// block in xdpsock's format, or fails with a message as xdpsock would.
+class FakeXdpsock {
+ public:
+  explicit FakeXdpsock(bool fail) {
+    char name[] = "/tmp/afxdp-fake-xdpsock.XXXXXX";
+    const int fd = ::mkstemp(name);
+    path_ = name;
+    ::close(fd);
+    std::ofstream script(path_);
+    script << "#!/bin/sh\n"
+              "[ \"$(taskset -pc $$ | sed 's/.*: //')\" = 1 ] || { echo \"not on CPU 1\" >&2; exit 2; }\n"
+              "[ \"$1 $2 $4 $5 $6 $7 $8\" = \"-r -i -q 0 -N -c -d\" ] || { echo \"flags: $*\" >&2; exit 2; }\n"
+              "[ -e \"/sys/class/net/$3\" ] || { echo \"no interface $3\" >&2; exit 2; }\n";
+    if (fail) {
+      script << "echo 'libbpf: a note first' >&2\necho 'xdpsock.c:xsk_configure_socket:907: errno: 19/\"No such device\"' >&2\nexit 1\n";
+    } else {
+      script << "printf ' sock0@%s:0 rxdrop xdp-drv\\n   pps   pkts   1.00\\n"
+                "rx   1,234,000   1,234,000\\ntx   0   0\\n' \"$3\"\n";
+    }
+    script.close();
+    ::chmod(path_.c_str(), 0755);
+  }
+  ~FakeXdpsock() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::vector<std::string> reference_demo(const std::string& reference) {
+  return {"demo", "--json", "-d", "1", "--benchmark", "rxdrop", "--mode", "native", "--cores", "2",
+          "--wait", "spin", "--reference", reference};
+}
+
+}  // namespace
+
+// --reference runs the given xdpsock right after our own cell, pinned to the application's CPU
+// with the cell's flags, and reads its rate from its text output.
+TEST(DemoSystem, ReferenceRunsBesideOurCellAndItsRateIsRead) {
+  AFXDP_REQUIRE_SYSTEM();
+  FakeXdpsock fake(false);
+  afxdp::tool::Child demo(reference_demo(fake.path()), AFXDP_TOOL_PATH);
+  ASSERT_EQ(demo.wait(60000), 0) << demo.out() << demo.err();
+  std::istringstream lines(demo.out());
+  std::string ours, reference, extra;
+  std::getline(lines, ours);
+  std::getline(lines, reference);
+  EXPECT_FALSE(std::getline(lines, extra)) << extra;
+  EXPECT_NE(ours.find("\"tool\":\"afxdp\""), std::string::npos) << ours;
+  EXPECT_NE(ours.find("\"measured\":true"), std::string::npos) << ours;
+  EXPECT_NE(reference.find("\"tool\":\"xdpsock\""), std::string::npos) << reference;
+  EXPECT_NE(reference.find("\"measured\":true"), std::string::npos) << reference;
+  double mpps = 0;
+  ASSERT_TRUE(afxdp::tool::json_number(reference, "mpps", mpps)) << reference;
+  EXPECT_DOUBLE_EQ(mpps, 1.234);
+}
+
+// A reference that fails is a cell that failed, with its own last word, and a failed demo.
+TEST(DemoSystem, AFailingReferenceIsAFailedCellWithItsReason) {
+  AFXDP_REQUIRE_SYSTEM();
+  FakeXdpsock fake(true);
+  afxdp::tool::Child demo(reference_demo(fake.path()), AFXDP_TOOL_PATH);
+  EXPECT_EQ(demo.wait(60000), 1) << demo.out() << demo.err();
+  const std::string out = demo.out();
+  EXPECT_NE(out.find("\"measured\":false,\"error\":\"xdpsock: xdpsock.c:xsk_configure_socket:907: errno: 19/"), std::string::npos)
+      << out;
 }

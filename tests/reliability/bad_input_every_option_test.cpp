@@ -201,6 +201,8 @@ std::vector<Row> demo_rows() {
        {"--extra", "txpush", "-s", "5000"}},
       {"--gen-rate", {s, "--gen-rate=-1"}, {"--gen-rate", "-1"}},
       {"--gen-rate", {s, "--gen-rate", "fast"}, {"--gen-rate", "fast"}},
+      {"--reference", {s, "--reference", "/nonexistent/xdpsock"}, {"--reference", "/nonexistent/xdpsock"}},
+      {"--reference", {s, "--reference", "/proc/version"}, {"--reference", "/proc/version", "not executable"}},
       {"", {s, "--bogus"}, {"--bogus"}},
   };
 }

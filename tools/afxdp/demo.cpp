@@ -4,6 +4,10 @@
 #include "bench_stats.hpp"
 #include "child.hpp"
 #include "number_checks.hpp"
+#include "xdpsock_reference.hpp"
+
+#include <afxdp/interface.hpp>
+#include <afxdp/xsk_program.hpp>
 
 #include <lab.hpp>
 
@@ -17,6 +21,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <unistd.h>
 
 namespace afxdp::tool {
 namespace {
@@ -147,8 +152,42 @@ void check_extra(const DemoOptions& options) {
   }
 }
 
+// The last line of `text` with something on it (xdpsock's reason comes after libbpf's notes).
+std::string last_line(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line, found;
+  while (std::getline(lines, line)) {
+    if (line.find_first_not_of(" \t") != std::string::npos) found = line;
+  }
+  return found;
+}
+
+// The reference's result. It attaches its program without a bpf_link (libxdp's netlink attach)
+// and detaches it at its exit; had it crashed, the program would stay and fail every later cell,
+// so that is checked, and cleared.
+void measure_reference(DemoCell& cell, const Child& app, int code, const lab::VethPair& veth) {
+  if (attached_xdp_program(interface_index(veth.b())) != 0) {
+    for (const char* mode : {"xdpgeneric", "xdpdrv"}) {
+      try {
+        lab::run({"ip", "link", "set", "dev", veth.b(), mode, "off"});
+      } catch (const std::runtime_error&) {
+      }
+    }
+    cell.error = "xdpsock left its XDP program attached (exit code " + std::to_string(code) + ")";
+    return;
+  }
+  double pps = 0;
+  if (code != 0 || !xdpsock_rate(app.out(), cell.benchmark == "rxdrop" ? "rx" : "tx", pps)) {
+    cell.error = "xdpsock: " + (code != 0 ? last_line(app.err()) : "no statistics in its output");
+    return;
+  }
+  cell.mpps = pps / 1e6;
+  cell.measured = true;
+}
+
 void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
-             const std::vector<std::string>& extra, std::uint64_t gen_rate) {
+             const std::vector<std::string>& extra, std::uint64_t gen_rate,
+             const std::string& reference_program) {
   place_kernel_work(veth, cell.cores);
   set_busy_poll_sysfs(veth, cell.busy_poll);
   const std::string duration = format_seconds(seconds);
@@ -164,7 +203,12 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
       sources.push_back(std::make_unique<Child>(gen));
     }
   }
-  Child app(cell_args(cell, veth.b(), duration, extra));
+  const bool reference = cell.tool != "afxdp";
+  // The reference on the application's CPU, as our --cpu puts ours; LC_ALL=C keeps its numbers
+  // free of thousands separators.
+  Child app = reference ? Child(xdpsock_args(cell, veth.b(), seconds), reference_program,
+                                {"env", "LC_ALL=C", "taskset", "-c", std::to_string(app_cpu)})
+                        : Child(cell_args(cell, veth.b(), duration, extra));
   // Threaded NAPI kthreads appear once the program is attached: pin them again.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   if (cell.cores == 1) lab::pin_napi_threads(veth.b(), app_cpu);
@@ -182,6 +226,10 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
   set_busy_poll_sysfs(veth, false);
   if (!source_error.empty()) {
     cell.error = source_error;
+    return;
+  }
+  if (reference) {
+    measure_reference(cell, app, code, veth);
     return;
   }
   if (code != 0) {
@@ -219,7 +267,8 @@ std::string column_name(const DemoCell& cell) {
 
 std::string row_name(const DemoCell& cell) {
   return cell.benchmark + (cell.poll ? " poll()" : "") + (cell.busy_poll ? " busy-poll" : "") +
-         (cell.queues > 1 ? " " + std::to_string(cell.queues) + "q" : "");
+         (cell.queues > 1 ? " " + std::to_string(cell.queues) + "q" : "") +
+         (cell.tool != "afxdp" ? " " + cell.tool : "");
 }
 
 int run_demo(const DemoOptions& options) {
@@ -252,16 +301,16 @@ int run_demo(const DemoOptions& options) {
 
   for (DemoCell& cell : cells) {
     if (interrupted) break;
-    measure(cell, veth, seconds, options.extra, options.gen_rate);
+    measure(cell, veth, seconds, options.extra, options.gen_rate, options.reference);
     if (interrupted) {
       cell.measured = false;
       cell.error = "interrupted";
     }
     if (options.json) {
-      std::printf("{\"benchmark\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
+      std::printf("{\"benchmark\":\"%s\",\"tool\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
                   "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
                   "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s}\n",
-                  cell.benchmark.c_str(), cell.poll ? "true" : "false",
+                  cell.benchmark.c_str(), cell.tool.c_str(), cell.poll ? "true" : "false",
                   cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues,
                   cell.mpps, cell.offered_mpps,
                   static_cast<unsigned long long>(options.gen_rate),
@@ -312,6 +361,11 @@ std::vector<DemoCell> demo_matrix(const DemoOptions& options) {
             cell.cores = cores;
             cell.queues = queues;
             cells.push_back(cell);
+            // The reference right after ours: the two see the machine in the same minute.
+            if (!options.reference.empty() && benchmark != ceiling && queues == 1) {
+              cell.tool = "xdpsock";
+              cells.push_back(cell);
+            }
           }
         }
       }
@@ -397,6 +451,15 @@ Command add_demo_command(CLI::App& app) {
   sub->add_option("--gen-rate", options->gen_rate,
                   "Pace each traffic source to this many frames/s (default 0: as fast as it goes)")
       ->check(not_negative_integer());
+  sub->add_option("--reference", options->reference,
+                  "An xdpsock binary to run beside each one-queue rxdrop, txpush and l2fwd cell, "
+                  "same traffic and CPU (docs/benchmarks.md)")
+      ->check(CLI::ExistingFile)
+      ->check(CLI::Validator(
+          [](const std::string& path) {
+            return ::access(path.c_str(), X_OK) == 0 ? std::string() : path + " is not executable";
+          },
+          "EXECUTABLE"));
   sub->parse_complete_callback([options] { check_extra(*options); });
   return {sub, [options] { return run_demo(*options); }};
 }

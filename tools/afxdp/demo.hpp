@@ -26,6 +26,9 @@ struct DemoOptions {
   std::vector<int> queues{};              // 1, 2 (default: 1)
   std::vector<std::string> extra{};       // more arguments for every benchmark run (A/B of options)
   std::uint64_t gen_rate = 0;             // gen's --rate per source, frames/s; 0: unpaced
+  // An xdpsock binary to run right after each one-queue rxdrop, txpush and l2fwd cell, in the
+  // same conditions ("" none): xdpsock_reference.hpp.
+  std::string reference{};
 };
 
 // One measurement of the matrix.
@@ -40,6 +43,7 @@ struct DemoCell {
   bool busy_poll = false;   // -B, with the interface's napi_defer_hard_irqs and gro_flush_timeout
   int queues = 1;           // queues, each with its own thread (and, for rx, its own gen)
   double offered_mpps = 0;  // what gen sent in the same run (rxdrop, l2fwd)
+  std::string tool = "afxdp";  // or "xdpsock": the reference tool in the same cell
 };
 
 // The rows and columns the demo measures.
