@@ -171,6 +171,16 @@ bool Child::read_line(std::string& line, int timeout_ms) {
   }
 }
 
+bool Child::exited(int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!reap(false)) {
+    const long long left = left_ms(deadline);
+    if (left <= 0) return false;
+    if (!pump(static_cast<int>(std::min(left, 10LL)))) ::poll(nullptr, 0, 10);
+  }
+  return true;
+}
+
 int Child::wait(int timeout_ms) {
   if (status_ >= 0) return exit_code(status_);
   const auto start = std::chrono::steady_clock::now();

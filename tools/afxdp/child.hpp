@@ -36,6 +36,9 @@ class Child {
   // Wait up to timeout_ms for it to exit (then see OnTimeout); returns the exit code (128 +
   // signal when killed). Reads all its output.
   int wait(int timeout_ms);
+  // True once it has exited, waiting up to timeout_ms and reading its output meanwhile; unlike
+  // wait(), a child still running after that is left running.
+  bool exited(int timeout_ms);
   // Ask it to stop now (SIGTERM: our subcommands print their summary and exit 0).
   void terminate();
   void signal(int number);
