@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 using afxdp::tool::IdleWait;
 
 namespace {
@@ -22,22 +25,33 @@ TEST(IdleWait, StartsWithTheLongestWindow) {
   EXPECT_EQ(run_empty_window(idle), IdleWait::longest);
 }
 
-// One core: the kernel cannot deliver while we re-check, so every window ends empty and they
-// shrink to the shortest, except the periodic long probe.
-TEST(IdleWait, WindowsThatEndEmptyShrinkToTheShortestApartFromProbes) {
+// One core: the kernel cannot deliver while we re-check, so every window ends empty. They shrink
+// to none at all (the failed peek, then straight to sleep), apart from the probes, and each probe
+// that ends empty doubles the gap to the next, up to probe_every_most windows.
+TEST(IdleWait, WindowsThatEndEmptyShrinkToNoneAndProbesBackOff) {
   IdleWait idle;
-  std::uint32_t probes = 0, shortest = 0;
-  for (int i = 0; i < 200; ++i) {
+  std::vector<std::uint32_t> probes;  // the windows that were probes
+  std::uint32_t others_after_shrinking = 0;
+  for (std::uint32_t i = 0; i < 5000; ++i) {
     const std::uint32_t checks = run_empty_window(idle);
-    if (i < 100) continue;  // long enough to have shrunk
-    if (checks == IdleWait::longest) ++probes;
-    if (checks == IdleWait::shortest) ++shortest;
-    EXPECT_TRUE(checks == IdleWait::longest || checks == IdleWait::shortest) << checks;
+    if (i == 0) continue;  // the first window is the longest, before anything was learnt
+    if (checks == IdleWait::longest) {
+      probes.push_back(i);
+    } else if (i >= 100) {
+      EXPECT_EQ(checks, IdleWait::shortest) << "window " << i;
+      ++others_after_shrinking;
+    }
   }
-  std::uint32_t expected_probes = 0;  // window j is a probe when j is a multiple of probe_every
-  for (std::uint32_t j = 100; j < 200; ++j) expected_probes += j % IdleWait::probe_every == 0;
-  EXPECT_EQ(probes, expected_probes) << "one probe every " << IdleWait::probe_every << " windows";
-  EXPECT_EQ(probes + shortest, 100U);
+  EXPECT_EQ(IdleWait::shortest, 1U);  // give_up_cpu() says yes at the first empty peek
+  ASSERT_GE(probes.size(), 8U);
+  EXPECT_EQ(probes[0], IdleWait::probe_every);
+  std::uint32_t gap = IdleWait::probe_every;
+  for (std::size_t k = 1; k < probes.size(); ++k) {
+    gap = std::min(gap * 2, IdleWait::probe_every_most);
+    EXPECT_EQ(probes[k] - probes[k - 1], gap) << "probe " << k;
+  }
+  EXPECT_EQ(idle.probe_gap(), IdleWait::probe_every_most);
+  EXPECT_GT(others_after_shrinking, 4800U);
 }
 
 // Two cores: data arrives some re-checks into a window; the windows grow to twice that wait.
@@ -45,9 +59,9 @@ TEST(IdleWait, DataDuringAWindowLengthensTheNext) {
   IdleWait idle;
   for (int i = 0; i < 100; ++i) run_empty_window(idle);
   ASSERT_EQ(idle.window(), IdleWait::shortest);
-  // A probe comes within probe_every windows; data arrives 300 checks into it.
+  // A probe comes within probe_every_most windows; data arrives 300 checks into it.
   bool grew = false;
-  for (std::uint32_t w = 0; w < IdleWait::probe_every + 1 && !grew; ++w) {
+  for (std::uint32_t w = 0; w < IdleWait::probe_every_most + 1 && !grew; ++w) {
     std::uint32_t checks = 0;
     bool gave_up = false;
     while (checks < 300 && !(gave_up = idle.give_up_cpu())) ++checks;
@@ -55,8 +69,9 @@ TEST(IdleWait, DataDuringAWindowLengthensTheNext) {
     idle.busy();
     grew = true;
   }
-  ASSERT_TRUE(grew) << "no probe window within " << IdleWait::probe_every + 1 << " windows";
+  ASSERT_TRUE(grew) << "no probe window within " << IdleWait::probe_every_most + 1 << " windows";
   EXPECT_EQ(idle.window(), 2 * 300U);
+  EXPECT_EQ(idle.probe_gap(), IdleWait::probe_every);  // a probe that paid: probe often again
   EXPECT_EQ(run_empty_window(idle), 2 * 300U);
 }
 
