@@ -81,14 +81,22 @@ void set_busy_poll_sysfs(const lab::VethPair& veth, bool on) {
   }
 }
 
-// The last line of `out` that carries "summary".
-std::string summary_line(const std::string& out) {
-  std::istringstream lines(out);
+// The last line of `text` for which `wanted(line)` holds ("" when none does).
+template <class Wanted>
+std::string last_line_where(const std::string& text, Wanted wanted) {
+  std::istringstream lines(text);
   std::string line, found;
   while (std::getline(lines, line)) {
-    if (line.find("\"summary\"") != std::string::npos) found = line;
+    if (wanted(line)) found = line;
   }
   return found;
+}
+
+// The last line of `out` that carries "summary".
+std::string summary_line(const std::string& out) {
+  return last_line_where(out, [](const std::string& line) {
+    return line.find("\"summary\"") != std::string::npos;
+  });
 }
 
 // gen's rate while the application ran: the median of its per-second lines, leaving out the
@@ -154,12 +162,9 @@ void check_extra(const DemoOptions& options) {
 
 // The last line of `text` with something on it (xdpsock's reason comes after libbpf's notes).
 std::string last_line(const std::string& text) {
-  std::istringstream lines(text);
-  std::string line, found;
-  while (std::getline(lines, line)) {
-    if (line.find_first_not_of(" \t") != std::string::npos) found = line;
-  }
-  return found;
+  return last_line_where(text, [](const std::string& line) {
+    return line.find_first_not_of(" \t") != std::string::npos;
+  });
 }
 
 // The reference on the application's CPU, as our --cpu puts ours; LC_ALL=C keeps its numbers
