@@ -176,6 +176,7 @@ bool Child::exited(int timeout_ms) {
   while (!reap(false)) {
     const long long left = left_ms(deadline);
     if (left <= 0) return false;
+    // Both pipes closed but not exited yet: sleep instead of spinning on waitpid.
     if (!pump(static_cast<int>(std::min(left, 10LL)))) ::poll(nullptr, 0, 10);
   }
   return true;
@@ -184,24 +185,14 @@ bool Child::exited(int timeout_ms) {
 int Child::wait(int timeout_ms) {
   if (status_ >= 0) return exit_code(status_);
   const auto start = std::chrono::steady_clock::now();
-  const auto deadline = start + std::chrono::milliseconds(timeout_ms);
   // The exit itself decides (not the pipes closing), so waited() is the time to the exit.
-  while (!reap(false)) {
-    const long long left = left_ms(deadline);
-    if (left <= 0) {
-      if (on_timeout_ == OnTimeout::terminate) {  // ask, then insist
-        ::kill(pid_, SIGTERM);
-        const auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-        while (!reap(false) && left_ms(grace) > 0) {
-          if (!pump(10)) ::poll(nullptr, 0, 10);
-        }
-      }
-      if (status_ < 0) ::kill(pid_, SIGKILL);
-      reap(true);
-      break;
+  if (!exited(timeout_ms)) {
+    if (on_timeout_ == OnTimeout::terminate) {  // ask, then insist
+      ::kill(pid_, SIGTERM);
+      exited(2000);
     }
-    // Both pipes closed but not exited yet: sleep instead of spinning on waitpid.
-    if (!pump(static_cast<int>(std::min(left, 10LL)))) ::poll(nullptr, 0, 10);
+    if (status_ < 0) ::kill(pid_, SIGKILL);
+    reap(true);
   }
   waited_ = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                   start);

@@ -2,6 +2,7 @@
 
 #include "demo.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
