@@ -24,6 +24,16 @@ BenchOptions parse(Benchmark benchmark, std::vector<std::string> args) {
   return options;
 }
 
+TEST(BenchOptions, EachBenchmarkIsNamedByItsSubcommandsName) {
+  for (const Benchmark b : {Benchmark::rxdrop, Benchmark::txpush, Benchmark::l2fwd}) {
+    EXPECT_EQ(afxdp::tool::benchmark_named(afxdp::tool::benchmark_name(b)), b);
+  }
+  EXPECT_EQ(afxdp::tool::benchmark_named("l2fwd"), Benchmark::l2fwd);
+  EXPECT_FALSE(afxdp::tool::benchmark_named("xdp-drop").has_value());
+  EXPECT_FALSE(afxdp::tool::benchmark_named("").has_value());
+  EXPECT_FALSE(afxdp::tool::benchmark_named("rxdrop ").has_value());
+}
+
 TEST(BenchOptions, DefaultsAreXdpsocks) {
   const BenchOptions o = parse(Benchmark::txpush, {"-i", "veth0"});
   EXPECT_EQ(o.interface, "veth0");

@@ -49,6 +49,13 @@ const char* benchmark_name(Benchmark benchmark) {
   return "l2fwd";
 }
 
+std::optional<Benchmark> benchmark_named(std::string_view name) {
+  for (const Benchmark benchmark : {Benchmark::rxdrop, Benchmark::txpush, Benchmark::l2fwd}) {
+    if (name == benchmark_name(benchmark)) return benchmark;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::uint32_t> parse_number_list(const std::string& text, const char* what) {
   std::vector<std::uint32_t> numbers;
   std::string_view rest = text;

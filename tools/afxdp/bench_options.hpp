@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace afxdp::tool {
@@ -21,6 +22,8 @@ namespace afxdp::tool {
 enum class Benchmark { rxdrop, txpush, l2fwd };
 
 const char* benchmark_name(Benchmark benchmark);
+// The benchmark a name names (its subcommand's name), or nothing: benchmark_name's inverse.
+std::optional<Benchmark> benchmark_named(std::string_view name);
 
 using Mac = std::array<std::uint8_t, 6>;
 

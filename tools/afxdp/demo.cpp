@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -146,10 +147,9 @@ void check_extra(const DemoOptions& options) {
     if (cell.benchmark == ceiling) continue;  // --extra is for the benchmarks only
     CLI::App probe;
     BenchOptions parsed;
-    const Benchmark benchmark = cell.benchmark == "rxdrop"   ? Benchmark::rxdrop
-                                : cell.benchmark == "txpush" ? Benchmark::txpush
-                                                             : Benchmark::l2fwd;
-    add_bench_subcommand(probe, parsed, benchmark, "");
+    const std::optional<Benchmark> benchmark = benchmark_named(cell.benchmark);
+    if (!benchmark) continue;  // the matrix only names benchmarks; nothing else takes --extra
+    add_bench_subcommand(probe, parsed, *benchmark, "");
     std::vector<std::string> args = cell_args(cell, "demob", "1", options.extra);
     std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
     try {
