@@ -16,7 +16,6 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -39,11 +38,6 @@ constexpr unsigned app_cpu = 1;
 // broadcast, every frame would climb its IPv4 stack to a failed route lookup, on the sending CPU,
 // which doubled txpush's cost there (docs/benchmarks.md).
 constexpr const char* nobody_mac = "02:00:00:00:00:02";
-
-// The first row: gen's traffic dropped by an XDP program (afxdp rxq-info -a DROP), the most the
-// kernel can receive on this machine in this minute. Figures on a shared machine drift by a
-// factor of two over an hour, so the benchmarks are read against this row of the same run.
-constexpr const char* ceiling = "xdp-drop";
 
 std::atomic<bool> interrupted{false};
 
@@ -124,7 +118,7 @@ std::string cpu_list(int queues) { return queues == 1 ? std::to_string(app_cpu) 
 std::vector<std::string> cell_args(const DemoCell& cell, const std::string& interface,
                                    const std::string& duration,
                                    const std::vector<std::string>& extra) {
-  if (cell.benchmark == ceiling) {
+  if (cell.benchmark == demo_ceiling) {
     std::vector<std::string> args{"rxq-info", "-i", interface, "-a", "DROP", "-d", duration, "--json"};
     if (cell.mode == "skb") args.push_back("-S");
     return args;
@@ -144,7 +138,7 @@ std::vector<std::string> cell_args(const DemoCell& cell, const std::string& inte
 void check_extra(const DemoOptions& options) {
   if (options.extra.empty()) return;
   for (const DemoCell& cell : demo_matrix(options)) {
-    if (cell.benchmark == ceiling) continue;  // --extra is for the benchmarks only
+    if (cell.benchmark == demo_ceiling) continue;  // --extra is for the benchmarks only
     CLI::App probe;
     BenchOptions parsed;
     const std::optional<Benchmark> benchmark = benchmark_named(cell.benchmark);
@@ -260,7 +254,7 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
     return;
   }
   double pps = 0;
-  if (cell.benchmark == ceiling) {
+  if (cell.benchmark == demo_ceiling) {
     // rxq-info's summary: the total it processed over its duration.
     const std::string summary = summary_line(app->out());
     const auto total = summary.find("\"total\":");
@@ -281,16 +275,6 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
   }
   cell.mpps = pps / 1e6;
   cell.measured = true;
-}
-
-std::string column_name(const DemoCell& cell) {
-  return cell.mode + ", " + std::to_string(cell.cores) + (cell.cores == 1 ? " core" : " cores");
-}
-
-std::string row_name(const DemoCell& cell) {
-  return cell.benchmark + (cell.poll ? " poll()" : "") + (cell.busy_poll ? " busy-poll" : "") +
-         (cell.queues > 1 ? " " + std::to_string(cell.queues) + "q" : "") +
-         (cell.tool != "afxdp" ? " " + cell.tool : "");
 }
 
 int run_demo(const DemoOptions& options) {
@@ -354,102 +338,6 @@ int run_demo(const DemoOptions& options) {
 
 }  // namespace
 
-template <class T>
-bool wanted(const std::vector<T>& chosen, const T& value) {
-  return chosen.empty() || std::find(chosen.begin(), chosen.end(), value) != chosen.end();
-}
-
-std::vector<DemoCell> demo_matrix(const DemoOptions& options) {
-  const std::vector<std::string> waits =
-      options.waits.empty() ? std::vector<std::string>{"spin", "poll"} : options.waits;
-  const std::vector<int> queue_counts = options.queues.empty() ? std::vector<int>{1} : options.queues;
-  std::vector<DemoCell> cells;
-  for (const std::string benchmark : {ceiling, "rxdrop", "txpush", "l2fwd"}) {
-    if (!wanted(options.benchmarks, benchmark)) continue;
-    for (const std::string& wait : waits) {
-      if (benchmark == ceiling && wait != "spin") continue;  // the kernel alone: nothing waits
-      for (const std::string mode : {"native", "skb"}) {
-        if (!wanted(options.modes, mode)) continue;
-        for (const int queues : queue_counts) {
-          for (const int cores : {1, 2}) {
-            if (options.quick && cores == 1 && options.cores.empty()) continue;
-            if (!wanted(options.cores, cores)) continue;
-            if (queues > 1 && cores == 1) continue;  // two queues need a thread on each CPU
-            DemoCell cell;
-            cell.benchmark = benchmark;
-            cell.poll = wait == "poll";
-            cell.busy_poll = wait == "busy-poll";
-            cell.mode = mode;
-            cell.cores = cores;
-            cell.queues = queues;
-            cells.push_back(cell);
-            // The reference right after ours: the two see the machine in the same minute.
-            if (!options.reference.empty() && benchmark != ceiling && queues == 1) {
-              cell.tool = "xdpsock";
-              cells.push_back(cell);
-            }
-          }
-        }
-      }
-    }
-  }
-  return cells;
-}
-
-std::string demo_table(const std::vector<DemoCell>& cells) {
-  std::vector<std::string> rows, columns;
-  std::map<std::pair<std::string, std::string>, const DemoCell*> at;
-  for (const DemoCell& cell : cells) {
-    const std::string row = row_name(cell), column = column_name(cell);
-    if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
-    if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
-    at[{row, column}] = &cell;
-  }
-  int width = 16;  // the row names' column: as wide as the longest ("rxdrop poll() xdpsock")
-  for (const auto& row : rows) width = std::max(width, static_cast<int>(row.size()));
-  std::ostringstream table;
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%-*s", width, "Mpps");
-  table << buffer;
-  for (const auto& column : columns) {
-    std::snprintf(buffer, sizeof buffer, " %16s", column.c_str());
-    table << buffer;
-  }
-  table << '\n';
-  for (const auto& row : rows) {
-    std::snprintf(buffer, sizeof buffer, "%-*s", width, row.c_str());
-    table << buffer;
-    for (const auto& column : columns) {
-      const auto found = at.find({row, column});
-      if (found == at.end()) {
-        std::snprintf(buffer, sizeof buffer, " %16s", "");
-      } else if (!found->second->measured) {
-        std::snprintf(buffer, sizeof buffer, " %16s", "-");
-      } else {
-        std::snprintf(buffer, sizeof buffer, " %16.3f", found->second->mpps);
-      }
-      table << buffer;
-    }
-    table << '\n';
-  }
-  return table.str();
-}
-
-bool json_number(const std::string& line, const std::string& key, double& value) {
-  const std::string quoted = "\"" + key + "\"";
-  auto at = line.find(quoted);
-  if (at == std::string::npos) return false;
-  at = line.find(':', at + quoted.size());
-  if (at == std::string::npos) return false;
-  try {
-    std::size_t used = 0;
-    value = std::stod(line.substr(at + 1), &used);
-    return used > 0;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 Command add_demo_command(CLI::App& app) {
   auto options = std::make_shared<DemoOptions>();
   CLI::App* sub = app.add_subcommand(
@@ -459,7 +347,7 @@ Command add_demo_command(CLI::App& app) {
       ->check(positive_number());
   sub->add_flag("--json", options->json, "One JSON object per measurement instead of the table");
   sub->add_option("--benchmark", options->benchmarks, "Only these benchmarks (default: all)")
-      ->check(CLI::IsMember({ceiling, "rxdrop", "txpush", "l2fwd"}));
+      ->check(CLI::IsMember({demo_ceiling, "rxdrop", "txpush", "l2fwd"}));
   sub->add_option("--mode", options->modes, "Only these modes (default: native and skb)")
       ->check(CLI::IsMember({"native", "skb"}));
   sub->add_option("--cores", options->cores, "Only these core counts (default: 1 and 2)")

@@ -1,6 +1,6 @@
 #include "xdpsock_reference.hpp"
 
-#include "demo.hpp"
+#include "demo_matrix.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,59 @@
+// What `afxdp demo` measures and how it shows it, with no side effects (unit-tested): the matrix
+// of cells its options ask for, the table of their results, and the one JSON field reader it
+// needs for the tools' own --json lines. Running the cells is demo.cpp's job.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace afxdp::tool {
+
+// The first row: gen's traffic dropped by an XDP program (afxdp rxq-info -a DROP), the most the
+// kernel can receive on this machine in this minute. Figures on a shared machine drift by a
+// factor of two over an hour, so the benchmarks are read against this row of the same run.
+inline constexpr const char* demo_ceiling = "xdp-drop";
+
+struct DemoOptions {
+  bool quick = false;     // 1 s per cell, 2 cores only: about 20 seconds in all
+  double seconds = 0;     // per cell; 0: 3 s, or 1 s with --quick
+  bool json = false;      // one JSON object per cell instead of the table
+  // Filters and extra dimensions (scripts/benchmark): empty means the default set.
+  std::vector<std::string> benchmarks{};  // xdp-drop, rxdrop, txpush, l2fwd
+  std::vector<std::string> modes{};       // native, skb
+  std::vector<int> cores{};               // 1, 2
+  std::vector<std::string> waits{};       // spin, poll, busy-poll (default: spin and poll)
+  std::vector<int> queues{};              // 1, 2 (default: 1)
+  std::vector<std::string> extra{};       // more arguments for every benchmark run (A/B of options)
+  std::uint64_t gen_rate = 0;             // gen's --rate per source, frames/s; 0: unpaced
+  // An xdpsock binary to run right after each one-queue rxdrop, txpush and l2fwd cell, in the
+  // same conditions ("" none): xdpsock_reference.hpp.
+  std::string reference{};
+};
+
+// One measurement of the matrix.
+struct DemoCell {
+  std::string benchmark;  // xdp-drop, rxdrop, txpush, l2fwd
+  bool poll = false;
+  std::string mode;       // native, skb
+  int cores = 2;
+  bool measured = false;
+  double mpps = 0;
+  std::string error;      // why it was not measured
+  bool busy_poll = false;   // -B, with the interface's napi_defer_hard_irqs and gro_flush_timeout
+  int queues = 1;           // queues, each with its own thread (and, for rx, its own gen)
+  double offered_mpps = 0;  // what gen sent in the same run (rxdrop, l2fwd)
+  std::string tool = "afxdp";  // or "xdpsock": the reference tool in the same cell
+};
+
+// The rows and columns the demo measures.
+std::vector<DemoCell> demo_matrix(const DemoOptions& options);
+// Where a cell is shown: its column ("native, 2 cores") and its row ("rxdrop poll()").
+std::string column_name(const DemoCell& cell);
+std::string row_name(const DemoCell& cell);
+// The table: rows are benchmarks (with/without poll), columns are modes x cores, Mpps.
+std::string demo_table(const std::vector<DemoCell>& cells);
+// A number from a flat JSON object line: "key": 1234.5 (our own --json output only).
+bool json_number(const std::string& line, const std::string& key, double& value);
+
+}  // namespace afxdp::tool
