@@ -138,11 +138,10 @@ std::vector<std::string> cell_args(const DemoCell& cell, const std::string& inte
 void check_extra(const DemoOptions& options) {
   if (options.extra.empty()) return;
   for (const DemoCell& cell : demo_matrix(options)) {
-    if (cell.benchmark == demo_ceiling) continue;  // --extra is for the benchmarks only
+    const std::optional<Benchmark> benchmark = benchmark_named(cell.benchmark);
+    if (!benchmark) continue;  // --extra is for the benchmarks only, not the xdp-drop row
     CLI::App probe;
     BenchOptions parsed;
-    const std::optional<Benchmark> benchmark = benchmark_named(cell.benchmark);
-    if (!benchmark) continue;  // the matrix only names benchmarks; nothing else takes --extra
     add_bench_subcommand(probe, parsed, *benchmark, "");
     std::vector<std::string> args = cell_args(cell, "demob", "1", options.extra);
     std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
