@@ -1,5 +1,6 @@
 # Install and export: headers, libafxdp.a, the header-only afxdp::rings, the `afxdp` tool, a CMake
-# package (find_package(afxdp) -> afxdp::afxdp, afxdp::rings) and a pkg-config file (afxdp.pc).
+# package (find_package(afxdp) -> afxdp::afxdp, afxdp::rings, afxdp::testing) and pkg-config
+# files (afxdp.pc, afxdp-testing.pc).
 # Included last from the top CMakeLists.txt, once every target exists.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -9,7 +10,8 @@ set(AFXDP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/afxdp)
 
 set_target_properties(afxdp_rings PROPERTIES EXPORT_NAME rings)
 set_target_properties(afxdp PROPERTIES EXPORT_NAME afxdp)
-install(TARGETS afxdp_rings afxdp EXPORT afxdpTargets
+set_target_properties(afxdp_testing PROPERTIES EXPORT_NAME testing)
+install(TARGETS afxdp_rings afxdp afxdp_testing EXPORT afxdpTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS afxdp_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -32,4 +34,7 @@ install(FILES ${PROJECT_BINARY_DIR}/afxdpConfig.cmake ${PROJECT_BINARY_DIR}/afxd
 file(RELATIVE_PATH AFXDP_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 string(REGEX REPLACE "/$" "" AFXDP_PC_TO_PREFIX "${AFXDP_PC_TO_PREFIX}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/afxdp.pc.in ${PROJECT_BINARY_DIR}/afxdp.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/afxdp.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/afxdp-testing.pc.in ${PROJECT_BINARY_DIR}/afxdp-testing.pc
+               @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/afxdp.pc ${PROJECT_BINARY_DIR}/afxdp-testing.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

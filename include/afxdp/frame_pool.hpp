@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace afxdp {
@@ -12,16 +13,19 @@ namespace afxdp {
 class FramePool {
  public:
   FramePool() = default;
-  // Every frame of a UMEM of frame_count frames of frame_size bytes starts out free.
-  FramePool(std::uint32_t frame_count, std::uint32_t frame_size) {
+  // frame_count frames of frame_size bytes from `first` on start out free; take() hands out the
+  // lowest address first.
+  FramePool(std::uint32_t frame_count, std::uint32_t frame_size, std::uint64_t first = 0) {
     free_.reserve(frame_count);
     for (std::uint32_t i = frame_count; i > 0; --i) {
-      free_.push_back(std::uint64_t{i - 1} * frame_size);
+      free_.push_back(first + std::uint64_t{i - 1} * frame_size);
     }
     capacity_ = frame_count;
   }
 
   std::uint32_t available() const noexcept { return static_cast<std::uint32_t>(free_.size()); }
+  // The free frames' addresses, the next to be taken last.
+  std::span<const std::uint64_t> addresses() const noexcept { return free_; }
   std::uint32_t capacity() const noexcept { return capacity_; }
 
   // Take one frame; the caller checks available() first.

@@ -1,13 +1,13 @@
-// IdleWait (tools/afxdp/idle.hpp): how many empty re-checks a loop makes before it gives the
+// IdleWait (include/afxdp/idle_wait.hpp): how many empty re-checks a loop makes before it gives the
 // CPU away, as the ring's behaviour teaches it.
-#include "idle.hpp"
+#include <afxdp/idle_wait.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <vector>
 
-using afxdp::tool::IdleWait;
+using afxdp::IdleWait;
 
 namespace {
 

@@ -1,7 +1,7 @@
 // ConsumerRing (rx, completion) against a fake kernel that produces: peek returns 0..max,
 // release hands slots back, cancel makes entries visible again, and a hostile producer index
 // is refused rather than read through.
-#include "fake_kernel.hpp"
+#include <afxdp/testing/fake_ring.hpp>
 
 #include <afxdp/ring.hpp>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@ namespace {
 
 using afxdp::CompletionRing;
 using afxdp::RxRing;
-using Kernel = afxdp::test::FakeKernel<std::uint64_t>;
+using Kernel = afxdp::testing::FakeRing<std::uint64_t>;
 
 std::vector<std::uint64_t> iota(std::uint64_t first, std::uint32_t count) {
   std::vector<std::uint64_t> v;
@@ -67,7 +67,7 @@ TEST(ConsumerRing, CancelledEntriesAreSeenAgain) {
 }
 
 TEST(ConsumerRing, NeedsWakeupFollowsTheFlagsWord) {
-  afxdp::test::FakeKernel<xdp_desc> kernel(8);
+  afxdp::testing::FakeRing<xdp_desc> kernel(8);
   RxRing rx(kernel.layout());
   EXPECT_FALSE(rx.needs_wakeup());
   kernel.set_need_wakeup(true);
@@ -77,7 +77,7 @@ TEST(ConsumerRing, NeedsWakeupFollowsTheFlagsWord) {
 }
 
 TEST(ConsumerRing, RxDescriptorsArriveWhole) {
-  afxdp::test::FakeKernel<xdp_desc> kernel(4);
+  afxdp::testing::FakeRing<xdp_desc> kernel(4);
   RxRing rx(kernel.layout());
   const std::vector<xdp_desc> sent{{.addr = 256, .len = 64, .options = 0},
                                    {.addr = 4352, .len = 1500, .options = 0}};

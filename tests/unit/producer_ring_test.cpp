@@ -1,6 +1,6 @@
 // ProducerRing (fill, tx) against a fake kernel that consumes: reserve is all or nothing,
 // nothing is visible before submit, submit publishes exactly n, cancel gives slots back.
-#include "fake_kernel.hpp"
+#include <afxdp/testing/fake_ring.hpp>
 
 #include <afxdp/ring.hpp>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@ namespace {
 
 using afxdp::FillRing;
 using afxdp::TxRing;
-using Kernel = afxdp::test::FakeKernel<std::uint64_t>;
+using Kernel = afxdp::testing::FakeRing<std::uint64_t>;
 
 constexpr std::uint32_t near_wrap = std::numeric_limits<std::uint32_t>::max() - 3;
 
@@ -111,7 +111,7 @@ TEST(ProducerRing, NoFlagsWordMeansNoWakeups) {
 }
 
 TEST(ProducerRing, TxDescriptorsArriveWhole) {
-  afxdp::test::FakeKernel<xdp_desc> kernel(4, near_wrap);
+  afxdp::testing::FakeRing<xdp_desc> kernel(4, near_wrap);
   TxRing tx(kernel.layout());
   ASSERT_EQ(tx.reserve(3), 3U);
   for (std::uint32_t i = 0; i < 3; ++i) tx.at(i) = xdp_desc{.addr = 4096U * i, .len = 60 + i, .options = 0};

@@ -3,7 +3,7 @@
 // real concurrent peer. Descriptors carry sequence numbers and are checked in order; batch sizes,
 // partial submits (producer cancel) and un-peeks (consumer cancel) are random. Run under
 // ThreadSanitizer too (preset tsan), where it passes fewer descriptors to stay quick.
-#include "fake_kernel.hpp"
+#include <afxdp/testing/fake_ring.hpp>
 
 #include <afxdp/ring.hpp>
 #include <gtest/gtest.h>
@@ -88,7 +88,7 @@ ConsumerResult consume(afxdp::RxRing& ring, std::uint64_t total, std::uint32_t s
 }
 
 void run_stress(std::uint32_t ring_size, std::uint32_t start, std::uint32_t seed) {
-  afxdp::test::FakeKernel<xdp_desc> memory(ring_size, start);
+  afxdp::testing::FakeRing<xdp_desc> memory(ring_size, start);
   afxdp::TxRing producer(memory.layout());
   afxdp::RxRing consumer(memory.layout());
 

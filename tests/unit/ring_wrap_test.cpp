@@ -1,6 +1,6 @@
 // Free-running u32 indices: every batch size from 1 to the ring size, many times around the ring,
 // with the indices starting just below UINT32_MAX so that they wrap through zero mid-test.
-#include "fake_kernel.hpp"
+#include <afxdp/testing/fake_ring.hpp>
 
 #include <afxdp/ring.hpp>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 
 namespace {
 
-using Kernel = afxdp::test::FakeKernel<std::uint64_t>;
+using Kernel = afxdp::testing::FakeRing<std::uint64_t>;
 
 constexpr std::uint32_t u32_max = std::numeric_limits<std::uint32_t>::max();
 

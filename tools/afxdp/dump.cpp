@@ -3,12 +3,12 @@
 #include "number_checks.hpp"
 
 #include "pcap.hpp"
-#include "stop_signals.hpp"
 
-#include <afxdp/socket.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/port.hpp>
+#include <afxdp/run.hpp>
 #include <lab.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <memory>
@@ -40,62 +40,54 @@ int run_dump(const DumpOptions& o) {
   if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
     throw std::runtime_error("dump needs " + missing);
   }
-  // Signals first: one that arrives during set-up is seen by the loop, which then closes the file.
-  StopSignals signals;
-  Umem umem({.frame_count = 4096, .frame_size = 4096});
-  Socket socket(umem, {.interface = o.interface,
-                       .queue = o.queue,
-                       .mode = o.skb ? BindMode::skb : BindMode::native_copy,
-                       .tx_size = 0});
-  XskProgram program({.interface = o.interface,
-                      .mode = o.skb ? AttachMode::skb : AttachMode::native});
-  program.insert(o.queue, socket.fd());
-  // After set-up, so that a failed set-up leaves no file; frames wait in the rx ring meanwhile.
+  // The output first: opening a FIFO blocks until a reader comes, and meanwhile nothing is
+  // attached and SIGINT still ends the process. A reader that goes away is a write error
+  // (EPIPE), reported with the summary, not a silent death by SIGPIPE.
+  check_queues(o.interface, std::span(&o.queue, 1));  // said before any file is made
+  std::signal(SIGPIPE, SIG_IGN);
   PcapWriter writer(o.file);
+  // From here SIGINT/SIGTERM end the capture, which then closes the file.
+  const SignalStop signals;
+  Port port = Port::open(o.interface, {.queues = {o.queue},
+                                       .bind = o.skb ? BindMode::skb : BindMode::native_copy,
+                                       .attach = o.skb ? AttachMode::skb : AttachMode::native,
+                                       .transmit = false});
+  Queue& queue = port.queues().front();
 
-  // Lend the kernel a fill ring's worth of frames; each comes back through rx and is lent again.
-  FillRing& fill = socket.fill();
-  const std::uint32_t frame_size = umem.config().frame_size;
-  const std::uint32_t lent = fill.reserve(fill.size());
-  for (std::uint32_t i = 0; i < lent; ++i) fill.at(i) = std::uint64_t{i} * frame_size;
-  fill.submit(lent);
-
-  RxRing& rx = socket.rx();
-  std::uint64_t invalid = 0;
-  while (o.count == 0 || writer.frames() < o.count) {
-    const std::uint32_t n = rx.peek(64);
-    if (n == 0) {
-      if (fill.needs_wakeup()) socket.wake_rx();
-      socket.poll(POLLIN, 100);  // sleeps while idle; signals are looked at below
-      if (signals.wait(std::chrono::nanoseconds::zero())) break;
-      continue;
-    }
+  std::string write_error;
+  const auto capture = [&](std::span<Frame> frames) {
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);  // arrival time, as close as user space sees it
-    // Room is there: the n frames came off the fill ring.
-    const std::uint32_t refill = fill.reserve(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const xdp_desc& d = rx.at(i);
-      const bool enough = o.count != 0 && writer.frames() >= o.count;
-      if (!umem.contains(d.addr, d.len)) {
-        ++invalid;  // never trust a descriptor; never write outside the area
-      } else if (!enough) {  // frames beyond -C go back unwritten
-        writer.write(reinterpret_cast<const std::uint8_t*>(umem.data(d.addr)), d.len, now);
-      }
-      if (refill == n) fill.at(i) = d.addr - d.addr % frame_size;
+    for (const Frame& f : frames) {
+      if (o.count != 0 && writer.frames() >= o.count) return;  // frames beyond -C go back unwritten
+      writer.write(reinterpret_cast<const std::uint8_t*>(f.data().data()), f.size(), now);
     }
-    if (refill == n) fill.submit(n);
-    rx.release(n);
-    if (signals.wait(std::chrono::nanoseconds::zero())) break;
+  };
+  while ((o.count == 0 || writer.frames() < o.count) && !signals.requested()) {
+    if (queue.receive(capture) != 0) continue;
+    try {
+      writer.flush();  // idle: what is captured reaches the file (and a closed pipe shows)
+    } catch (const std::runtime_error& e) {
+      write_error = e.what();
+      break;
+    }
+    queue.wait(std::chrono::milliseconds(100));
   }
-  writer.close();
-  const XdpStatistics stats = socket.statistics();
+  if (write_error.empty()) {
+    try {
+      writer.close();
+    } catch (const std::runtime_error& e) {
+      write_error = e.what();
+    }
+  }
+  const QueueStats stats = queue.stats();
   std::fprintf(stderr, "dump: %llu frames from %s to %s (kernel dropped %llu, ring full %llu",
-               static_cast<unsigned long long>(writer.frames()), socket.name().c_str(),
+               static_cast<unsigned long long>(writer.frames()), queue.name().c_str(),
                o.file == "-" ? "standard output" : o.file.c_str(),
-               static_cast<unsigned long long>(stats.rx_dropped),
-               static_cast<unsigned long long>(stats.rx_ring_full));
-  std::fprintf(stderr, ", bad descriptors %llu)\n", static_cast<unsigned long long>(invalid));
+               static_cast<unsigned long long>(stats.kernel.rx_dropped),
+               static_cast<unsigned long long>(stats.kernel.rx_ring_full));
+  std::fprintf(stderr, ", bad descriptors %llu)\n", static_cast<unsigned long long>(stats.refused));
+  if (!write_error.empty()) throw std::runtime_error(write_error);
   return 0;
 }
 

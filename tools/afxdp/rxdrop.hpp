@@ -1,4 +1,4 @@
-// afxdp rxdrop: receive on each queue and give every frame straight back to the fill ring.
+// afxdp rxdrop: receive on each queue and give every frame straight back to the kernel.
 #pragma once
 
 #include "bench_run.hpp"
@@ -8,7 +8,7 @@ namespace afxdp::tool {
 
 Command add_rxdrop(CLI::App& parent);
 
-// One queue's receive-and-drop loop (exposed for tests).
-void rxdrop_loop(Worker& worker);
+// One queue's loop (exposed for tests).
+void rxdrop_loop(Queue& queue, std::stop_token stop, const QueueContext& context);
 
 }  // namespace afxdp::tool

@@ -2,16 +2,15 @@
 
 #include "packet.hpp"
 #include "pcap.hpp"
-#include "tx_budget.hpp"
 
-#include <afxdp/frame_pool.hpp>
+#include <afxdp/interface.hpp>
 #include <lab.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <memory>
-#include <poll.h>
 #include <stdexcept>
 #include <thread>
 
@@ -20,8 +19,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Frames a txpush queue keeps in flight: its share of the UMEM, at most a tx ring's worth.
-std::uint32_t tx_frames(const Worker& w) { return std::min(w.frames, w.socket->tx().size()); }
+// A capture is held once, whatever the queue count; more than this is refused.
+constexpr std::uint64_t max_capture_bytes = std::uint64_t{1} << 30;
 
 // --rate: tokens accrue at `rate` per second up to one batch, so bursts stay small.
 class TokenBucket {
@@ -48,27 +47,46 @@ class TokenBucket {
   Clock::time_point last_;
 };
 
-// --pcap: the capture's frames, each checked to fit a UMEM frame; the loop copies them in.
-void prepare_replay(Worker& w) {
-  const BenchOptions& o = *w.options;
-  w.replay = read_pcap(o.pcap_file);
-  if (w.replay.empty()) throw std::invalid_argument("--pcap " + o.pcap_file + ": holds no frames");
-  for (std::size_t i = 0; i < w.replay.size(); ++i) {
-    const std::size_t size = w.replay[i].size();
+// --pcap: the capture's frames, each checked to fit a UMEM frame.
+void read_replay(const BenchOptions& o, TxFrames& frames) {
+  frames.replay = read_pcap(o.pcap_file);
+  if (frames.replay.empty()) throw std::invalid_argument("--pcap " + o.pcap_file + ": holds no frames");
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < frames.replay.size(); ++i) {
+    const std::size_t size = frames.replay[i].size();
     if (size < 14 || size > o.frame_size) {
       throw std::invalid_argument("--pcap " + o.pcap_file + ", frame " + std::to_string(i + 1) +
                                   ": " + std::to_string(size) + " bytes; frames here are 14 to " +
                                   std::to_string(o.frame_size) + " (-f) bytes");
     }
+    bytes += size;
+  }
+  if (bytes > max_capture_bytes) {
+    throw std::invalid_argument("--pcap " + o.pcap_file + ": " + std::to_string(bytes) +
+                                " bytes of frames; at most 1 GiB is replayed");
+  }
+  // --loop 0 is no end, and so is a count too large to hold (it would wrap).
+  const std::uint64_t size = frames.replay.size();
+  frames.replay_total = o.loop == 0 || o.loop > std::numeric_limits<std::uint64_t>::max() / size
+                            ? std::numeric_limits<std::uint64_t>::max()
+                            : size * o.loop;
+}
+
+// Write the frame once into every free frame: the loop then only sets lengths.
+void write_packet(Port& port, const std::vector<std::uint8_t>& packet) {
+  for (Queue& q : port.queues()) {
+    q.for_each_free_frame([&](Frame& f) { std::memcpy(f.data().data(), packet.data(), packet.size()); });
   }
 }
 
 }  // namespace
 
-void txpush_prepare(Worker& w) {
-  const BenchOptions& o = *w.options;
-  raise_tx_budget(*w.socket);
-  if (!o.pcap_file.empty()) return prepare_replay(w);
+TxFrames tx_frames(const BenchOptions& o) {
+  TxFrames frames;
+  if (!o.pcap_file.empty()) {
+    read_replay(o, frames);
+    return frames;
+  }
   UdpFrameSpec spec;
   if (o.dst_mac) {
     spec.dst_mac = *o.dst_mac;
@@ -78,6 +96,7 @@ void txpush_prepare(Worker& w) {
   if (o.src_mac) {
     spec.src_mac = *o.src_mac;
   } else {
+    interface_index(o.interface);  // "interface X does not exist", not a failed MAC query
     const auto own = lab::mac_address(o.interface);
     std::copy(own.begin(), own.end(), spec.src_mac.begin());
   }
@@ -89,94 +108,68 @@ void txpush_prepare(Worker& w) {
   spec.src_port = static_cast<std::uint16_t>(o.src_port);
   spec.dst_port = static_cast<std::uint16_t>(o.dst_port);
   spec.size = o.packet_size;
-  w.packet.resize(o.packet_size);
-  build_udp_frame(spec, w.packet);
-  // Once, here: the loop only recycles descriptors.
-  for (std::uint32_t i = 0; i < tx_frames(w); ++i) {
-    std::memcpy(w.umem->data(w.first_addr + std::uint64_t{i} * w.frame_size), w.packet.data(),
-                w.packet.size());
-  }
+  frames.packet.resize(o.packet_size);
+  build_udp_frame(spec, frames.packet);
+  return frames;
 }
 
-void txpush_loop(Worker& w) {
-  const BenchOptions& o = *w.options;
-  TxRing& tx = w.socket->tx();
-  CompletionRing& completion = w.socket->completion();
-  // Offsets within this queue's share; first_addr places them in the (possibly shared) UMEM.
-  FramePool pool(tx_frames(w), w.frame_size);
-  const std::uint32_t length = static_cast<std::uint32_t>(w.packet.size());
-  TokenBucket bucket(w.rate, o.batch);
-  std::uint64_t in_flight = 0;  // submitted, not yet completed
-  // --pcap: frames go out in the capture's order, --loop times (0: no end), copied in as sent.
-  const std::uint64_t replay_total = o.loop == 0 ? UINT64_MAX : w.replay.size() * o.loop;
+void txpush_loop(Queue& q, std::stop_token stop, const QueueContext& c, const TxFrames& frames) {
+  const BenchOptions& o = c.options;
+  TokenBucket bucket(c.rate, o.batch);
+  const bool replaying = !frames.replay.empty();
+  const auto length = static_cast<std::uint32_t>(frames.packet.size());
   std::uint64_t replayed = 0;
-
-  while (!w.stopping()) {
-    // Completions first, on every turn: waiting until the tx ring is full stalls the sender.
-    // All that is there, not one batch: completions arrive in the kernel's (larger) batches.
-    const std::uint32_t done = completion.peek(completion.size());
-    for (std::uint32_t i = 0; i < done; ++i) {
-      pool.give(w.frame_of(completion.at(i)) - w.first_addr);
-      w.record(completion.at(i), FramePlace::tx, FramePlace::free);
-    }
-    completion.release(done);
-    in_flight -= done;
-    Counters::add(w.counters->tx, done);
-
-    std::uint32_t n = std::min(o.batch, pool.available());
-    if (!w.replay.empty()) {
-      n = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, replay_total - replayed));
-    }
+  while (!stop.stop_requested()) {
+    std::uint32_t n = o.batch;
+    if (replaying) n = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, frames.replay_total - replayed));
     if (bucket.limited()) n = bucket.available(n);
-    n = w.budget->claim(n);
-    const bool replay_done = !w.replay.empty() && replayed == replay_total;
-    if (n == 0 && in_flight == 0 && (w.budget->exhausted() || replay_done)) return;  // all sent
-    const bool submitted = n != 0 && tx.reserve(n) == n;
-    if (submitted) {
-      for (std::uint32_t i = 0; i < n; ++i) {
-        const std::uint64_t addr = w.first_addr + pool.take();
-        w.record(addr, FramePlace::free, FramePlace::tx);
-        if (w.replay.empty()) {
-          tx.at(i) = xdp_desc{addr, length, 0};
-          continue;
-        }
-        const auto& frame = w.replay[replayed++ % w.replay.size()];
-        tx.at(i) = xdp_desc{addr, static_cast<std::uint32_t>(frame.size()), 0};
-        std::memcpy(w.umem->packet(tx.at(i)).data(), frame.data(), frame.size());
-      }
-      tx.submit(n);
-      in_flight += n;
-      bucket.spend(n);
-    } else {
-      w.budget->refund(n);
-      if (done == 0) Counters::add(w.counters->empty_polls, 1);
-    }
-
-    // The kernel sends what is on the tx ring when woken (copy mode: only then). With -p, the
-    // kick is still a sendto(); poll() is for waiting, so it comes only on a turn that could do
-    // nothing (no completion came, nothing could be sent): poll() kicks the kernel too, and
-    // as each turn's kick it cost 7-14 % (docs/benchmarks.md).
-    const bool waiting = !submitted && done == 0 && in_flight != 0;  // only completions can come
-    if (o.use_poll && waiting) {
-      if (!w.poll(POLLOUT)) return;
-    } else if (tx.outstanding() != 0 && (o.no_need_wakeup || tx.needs_wakeup())) {
-      if (!w.wake_tx()) return;
-    }
-    if (bucket.limited() && n == 0 && done == 0) {
+    n = c.budget.claim(n);
+    if (n == 0) {
+      if (c.budget.exhausted() || (replaying && replayed == frames.replay_total)) break;
       // Paced and idle: sleep until the next token rather than spin (short waits spin).
       const auto wait = bucket.until_next();
       if (wait > std::chrono::microseconds(50)) {
         std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(10)));
       }
+      q.flush();
+      continue;
     }
+    TxBatch batch = q.allocate(n);
+    for (Frame& f : batch) {
+      if (!replaying) {
+        f.resize(length);
+        continue;
+      }
+      const auto& frame = frames.replay[replayed++ % frames.replay.size()];
+      f.resize(static_cast<std::uint32_t>(frame.size()));
+      std::memcpy(f.data().data(), frame.data(), frame.size());
+    }
+    const std::uint32_t sent = batch.send();
+    // Not allocated, or not taken by the tx ring: neither is counted.
+    c.budget.refund(n - sent);
+    if (replaying) replayed -= batch.size();
+    bucket.spend(sent);
+    if (sent == 0) q.wait(c.idle_timeout);
   }
+  // All sent (-C or the capture's end): the summary counts what the kernel completed.
+  if (!stop.stop_requested()) q.drain(std::chrono::seconds(5));
 }
 
 Command add_txpush(CLI::App& parent) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* app = add_bench_subcommand(parent, *options, Benchmark::txpush,
                                        "send UDP frames on each queue as fast as possible (or --rate)");
-  return {app, [options] { return run_benchmark(*options, {txpush_prepare, txpush_loop}); }};
+  return {app, [options] {
+            const TxFrames frames = tx_frames(*options);
+            return run_benchmark(
+                *options,
+                [&](Queue& q, std::stop_token stop, const QueueContext& c) {
+                  txpush_loop(q, std::move(stop), c, frames);
+                },
+                [&](Port& port) {
+                  if (frames.replay.empty()) write_packet(port, frames.packet);
+                });
+          }};
 }
 
 }  // namespace afxdp::tool

@@ -1,17 +1,29 @@
-// afxdp txpush: send one UDP frame, written once into every frame of the queue's share of the
-// UMEM, as fast as the kernel takes it (or at --rate), recycling completed descriptors.
+// afxdp txpush: send one UDP frame, written once into every free frame of each queue, as fast as
+// the kernel takes it (or at --rate); or replay a pcap capture (--pcap), read once and shared
+// read-only by every queue.
 #pragma once
 
 #include "bench_run.hpp"
 #include "command.hpp"
 
+#include <cstdint>
+#include <vector>
+
 namespace afxdp::tool {
 
 Command add_txpush(CLI::App& parent);
 
-// Writes the frame into each of the queue's tx frames (main thread, before the loop).
-void txpush_prepare(Worker& worker);
-// One queue's send loop.
-void txpush_loop(Worker& worker);
+// What every queue sends: the UDP frame, or the capture's frames in order.
+struct TxFrames {
+  std::vector<std::uint8_t> packet;
+  std::vector<std::vector<std::uint8_t>> replay;
+  std::uint64_t replay_total = 0;  // frames to send in all (--loop times the capture), per queue
+};
+
+// The frames -s/-G/-H/... or --pcap ask for (reads the capture; throws on a bad one).
+TxFrames tx_frames(const BenchOptions& options);
+
+void txpush_loop(Queue& queue, std::stop_token stop, const QueueContext& context,
+                 const TxFrames& frames);
 
 }  // namespace afxdp::tool

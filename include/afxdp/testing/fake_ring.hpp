@@ -1,13 +1,9 @@
-// A fake kernel for unit tests: it owns plain memory laid out like one mapped AF_XDP ring (a
-// producer word, a consumer word and a flags word, each on its own cache line, then the
-// descriptor array) and plays the kernel's side of the protocol on it. For a ring we produce on
-// (fill, tx) it consumes; for a ring we consume from (rx, completion) it produces.
-//
-// It follows the same ordering rules as the kernel (acquire the peer's index before touching
-// entries, release its own after), so a two-thread test over it is meaningful under TSan.
-// It also lets a test misbehave on purpose to check that the library does not
-// trust the peer's index.
-// (force_producer, force_consumer)
+// The kernel's side of one ring, in plain memory laid out like a mapped AF_XDP ring (producer,
+// consumer and flags words, each on its own cache line, then the entries). For a ring we produce
+// on (fill, tx) it consumes; for one we consume from (rx, completion) it produces. It orders its
+// accesses as the kernel does, so a two-thread test over it means something under TSan, and it
+// can misbehave on purpose (force_producer, force_consumer) to show the library does not trust
+// the peer's index. testing::Loopback is four of these per queue.
 //
 // Threading: the kernel side belongs to one thread; the ring built over layout() to another.
 #pragma once
@@ -20,21 +16,21 @@
 #include <span>
 #include <vector>
 
-namespace afxdp::test {
+namespace afxdp::testing {
 
 template <class Entry>
-class FakeKernel {
+class FakeRing {
  public:
   // A ring of `size` entries (a power of two) whose producer and consumer both start at `start`:
   // pass a value near UINT32_MAX to make the free-running indices wrap during a test.
-  explicit FakeKernel(std::uint32_t size, std::uint32_t start = 0, bool with_flags = true)
+  explicit FakeRing(std::uint32_t size, std::uint32_t start = 0, bool with_flags = true)
       : entries_(size), size_(size), with_flags_(with_flags), produced_(start), consumed_(start) {
     producer_.value = start;
     consumer_.value = start;
   }
   // The layout points into this object: it must stay where it is.
-  FakeKernel(const FakeKernel&) = delete;
-  FakeKernel& operator=(const FakeKernel&) = delete;
+  FakeRing(const FakeRing&) = delete;
+  FakeRing& operator=(const FakeRing&) = delete;
 
   // What Umem and Socket would compute from XDP_MMAP_OFFSETS.
   RingLayout layout() noexcept {
@@ -60,16 +56,19 @@ class FakeKernel {
   std::uint32_t available() const noexcept { return load(producer_) - consumed_; }
 
   // Read up to `max` published entries, in order, and hand the slots back (release of consumer).
-  std::vector<Entry> consume(std::uint32_t max) {
+  // With publish false the slots stay taken until publish_consumer(): the kernel publishes rx
+  // entries before it moves the fill ring's consumer.
+  std::vector<Entry> consume(std::uint32_t max, bool publish = true) {
     const std::uint32_t ready = load(producer_) - consumed_;  // acquire: the kernel's (C)
     const std::uint32_t n = ready < max ? ready : max;
     std::vector<Entry> out;
     out.reserve(n);
     for (std::uint32_t i = 0; i < n; ++i) out.push_back(entries_[(consumed_ + i) & (size_ - 1)]);
     consumed_ += n;
-    store(consumer_, consumed_);  // the kernel's (D)
+    if (publish) publish_consumer();
     return out;
   }
+  void publish_consumer() noexcept { store(consumer_, consumed_); }  // the kernel's (D)
 
   // --- The kernel as producer (rx, completion): hand entries to user space. ---
 
@@ -127,4 +126,4 @@ class FakeKernel {
   std::uint32_t consumed_;  // our consumer index (local copy), when we consume
 };
 
-}  // namespace afxdp::test
+}  // namespace afxdp::testing

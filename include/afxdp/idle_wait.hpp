@@ -1,30 +1,19 @@
-// What a benchmark loop does when its ring is empty. Data often follows within microseconds (the
-// kernel hands over one NAPI batch at a time), so the loop may first re-check the ring; only when
-// it stays empty does it give the CPU away: poll() with -p (sleep until the kernel says there is
-// data), else sched_yield(), so that a kernel thread sharing our CPU (threaded NAPI on one core)
-// runs instead of waiting for our time slice to end.
+// How long an idle receive loop re-checks its ring before it gives the CPU away (Queue::wait).
+// Data often follows within microseconds (the kernel hands over one NAPI batch at a time), and
+// sleeping costs the kernel's CPU a wake-up per batch, so the window adapts as an adaptive mutex's
+// spin does: it grows when data came during it and shrinks to nothing when it keeps ending empty
+// (one core: the kernel cannot deliver while we spin). Now and then a window is a long probe, so
+// that a window too short to ever see data can grow again; probes that end empty back off.
+// The measurements behind these numbers are in docs/benchmarks-log.md.
 //
-// How long to re-check adapts, as an adaptive mutex's spin does. Going to sleep costs the
-// kernel's CPU a wake-up per NAPI batch, so when the kernel runs on another CPU (2 cores),
-// re-checking for as long as the gap between its batches pays: with poll(), rxdrop went from 4.4
-// to 8.6-8.9 Mpps here (docs/benchmarks.md). When the kernel's work needs our own CPU (1 core),
-// data cannot come while we re-check: every window ends empty and the windows shrink to none at
-// all (straight to sleep after the failed peek). Re-checks there were pure loss: with a 64-check
-// floor and a long probe every 32 windows they took 9 % of the shared CPU, and one-core rxdrop
-// with poll() trailed xdpsock (2.6 against 3.3 Mpps), which polls at once; without them the two
-// are level (docs/benchmarks.md, "Side by side with xdpsock").
-//
-// A short window can be wrong for good (at 8 Mpps the batches come every 8 us, so a 1 us window
-// never sees one and never grows), so now and then a window is a long probe. A probe that ends
-// empty doubles the gap to the next one (up to probe_every_most windows), so that on one core
-// probing costs next to nothing; a probe that sees data brings the gap back to probe_every.
+// Threading: one thread owns an IdleWait, like the ring it watches.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <sched.h>
 
-namespace afxdp::tool {
+namespace afxdp {
 
 class IdleWait {
  public:
@@ -78,4 +67,4 @@ class IdleWait {
   std::uint32_t since_probe_ = 0;          // windows that ended empty since the last probe
 };
 
-}  // namespace afxdp::tool
+}  // namespace afxdp

@@ -1,0 +1,67 @@
+// What a packet handler sees and answers: a Frame (one packet in the UMEM, valid during the call)
+// and a Verdict (what the Queue does with it next).
+//
+// Threading: a Frame belongs to the thread of the Queue that handed it out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace afxdp {
+
+// What happens to a frame after the handler returns. Dispatched as an if-chain ordered by
+// likelihood, never a jump table: with retpolines a table is an indirect branch.
+enum class Verdict : std::uint8_t {
+  drop,       // back to the fill ring (or the free pool): the frame is received into again
+  send_back,  // out of the queue it came in on (its tx ring)
+  forward,    // out of the other queue of Queue::forward; in serve(), the same as send_back
+};
+
+class Queue;
+
+// One packet in the UMEM. Valid until the handler (or reader) returns, unless the frame is kept
+// (Queue::keep), which hands its ownership to a FrameRef.
+class Frame {
+ public:
+  Frame() = default;
+
+  // The packet's bytes: from where the kernel wrote it (or the application builds it) on.
+  std::span<std::byte> data() const noexcept { return {data_, size_}; }
+  std::uint32_t size() const noexcept { return size_; }
+  // Bytes the packet may grow to without leaving its frame.
+  std::uint32_t capacity() const noexcept { return capacity_; }
+  // Set the packet's length; false (and nothing changed) when it would leave the frame.
+  bool resize(std::uint32_t size) noexcept {
+    if (size > capacity_) return false;
+    size_ = size;
+    return true;
+  }
+  // Bytes of the frame in front of the packet: XDP_PACKET_HEADROOM plus the UMEM's headroom on
+  // receive, where an XDP program's bpf_xdp_adjust_meta() puts its metadata.
+  std::uint32_t headroom() const noexcept { return headroom_; }
+  // The `size` bytes right in front of the packet (XDP metadata), or an empty span when the
+  // frame has less headroom than that.
+  std::span<std::byte> metadata(std::uint32_t size) const noexcept {
+    if (size > headroom_) return {};
+    return {data_ - size, size};
+  }
+  // The descriptor's address, as the kernel reads and writes it (docs/rings.md).
+  std::uint64_t address() const noexcept { return address_; }
+
+ private:
+  friend class Queue;
+  friend class TxBatch;
+  Frame(std::byte* data, std::uint64_t address, std::uint32_t size, std::uint32_t capacity,
+        std::uint32_t headroom) noexcept
+      : data_(data), address_(address), size_(size), capacity_(capacity), headroom_(headroom) {}
+
+  std::byte* data_ = nullptr;
+  std::uint64_t address_ = 0;
+  std::uint32_t size_ = 0;
+  std::uint32_t capacity_ = 0;
+  std::uint32_t headroom_ = 0;
+  bool kept_ = false;  // Queue::keep took it: the Queue no longer recycles it
+};
+
+}  // namespace afxdp

@@ -1,0 +1,91 @@
+// afxdp::Port: an interface's rx queues opened for AF_XDP in one call, each as an afxdp::Queue.
+//
+//   auto port = afxdp::Port::open("eth1");            // every rx queue, the redirect program
+//   afxdp::run_per_queue(port, [](afxdp::Queue& q, std::stop_token stop) {
+//     while (!stop.stop_requested())
+//       if (q.receive([](std::span<afxdp::Frame> frames) { /* count */ }) == 0) q.wait(100ms);
+//   });
+//
+// Open does, in this order: a UMEM per queue (or one shared), a socket per queue, the fill rings
+// primed, the redirect program attached through a bpf_link, and only then each XSKMAP slot set;
+// the copy-mode tx budget raised; a bind that says EBUSY (the previous owner's socket is still
+// being released) retried for up to a second. Everything is released with the Port, in reverse.
+//
+// Threading: see queue.hpp; control calls on a Port are not for the data path.
+#pragma once
+
+#include <afxdp/queue.hpp>
+#include <afxdp/socket.hpp>
+#include <afxdp/xsk_program.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace afxdp {
+
+struct PortConfig {
+  std::vector<std::uint32_t> queues{};   // rx queues to open; empty: every one
+  std::uint32_t frames_per_queue = 4096;
+  std::uint32_t frame_size = 4096;       // 2048 or 4096
+  std::uint32_t headroom = 0;            // the UMEM's, in front of XDP_PACKET_HEADROOM
+  std::uint32_t ring_size = 2048;        // every ring, a power of two
+  std::uint32_t fill_size = 0;           // the fill ring alone; 0: ring_size
+  BindMode bind = BindMode::automatic;
+  AttachMode attach = AttachMode::native;
+  bool need_wakeup = true;
+  bool shared_umem = false;              // one UMEM for every queue (XDP_SHARED_UMEM)
+  bool busy_poll = false;
+  std::uint32_t busy_poll_usecs = 20;
+  std::uint32_t busy_poll_budget = 64;
+  XdpAction unbound_queues = XdpAction::pass;  // the program's action where no socket is bound
+  bool replace_program = false;          // take the place of a netlink-attached XDP program
+  bool receive = true;                   // rx rings and the redirect program; false: send only
+  bool transmit = true;                  // tx rings
+  bool unaligned_chunks = false;         // XDP_UMEM_UNALIGNED_CHUNK_FLAG (hugepages)
+  std::chrono::milliseconds busy_retry{1000};  // how long a bind saying EBUSY is retried
+};
+
+// Throws std::invalid_argument naming the field and the rule; needs no kernel.
+void validate(const PortConfig& config);
+
+// Throws what Port::open would for a missing interface or an rx queue it does not have, without
+// opening anything (to refuse bad input before doing anything else).
+void check_queues(std::string_view interface, std::span<const std::uint32_t> queues);
+
+class Port {
+ public:
+  // Throws std::invalid_argument or std::system_error naming the interface, the queue and the
+  // field; nothing is left attached and no fd open when it does.
+  static Port open(std::string_view interface, const PortConfig& config = {});
+  // Two interfaces on one UMEM, the same queues on both: queues() holds a's, then b's. Frames
+  // forwarded between them (Queue::forward) are never copied.
+  static Port open_pair(std::string_view a, std::string_view b, const PortConfig& config = {});
+
+  Port(Port&&) noexcept;
+  Port& operator=(Port&&) noexcept;
+  ~Port();
+
+  std::span<Queue> queues() noexcept;
+  // The queue bound to rx queue `id` (of the first interface); throws std::out_of_range.
+  Queue& queue(std::uint32_t id);
+  // The redirect program on interface i (0, or 1 for open_pair's b); null when not receiving.
+  XskProgram* program(std::size_t i = 0) noexcept;
+  // Did the sockets bind in zero-copy mode?
+  bool zero_copy() const noexcept;
+  const PortConfig& config() const noexcept;
+
+  // What a Port owns (src/port_state.hpp); testing::Loopback builds one over memory.
+  struct State;
+  static Port from_state(std::unique_ptr<State> state) noexcept;
+
+ private:
+  explicit Port(std::unique_ptr<State> state) noexcept;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace afxdp

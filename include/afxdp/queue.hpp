@@ -1,0 +1,534 @@
+// afxdp::Queue: one rx queue's socket as the data path users write against. A handler returns a
+// Verdict per Frame; the Queue keeps the ring protocol's rules (docs/rings.md) so that no frame
+// is lost or lent twice: refill, completions, tx backpressure, kicks and idle waiting.
+//
+// Every frame of a queue is in exactly one place at a time, and account() says where:
+//   free  the queue's pool (for allocate(), and for the fill ring when it has room again)
+//   fill  lent to the kernel for receiving (fill ring, kernel, rx ring)
+//   tx    handed to a tx ring (this queue's, or the other queue's in forward()), not completed
+//   held  kept by the application in a FrameRef
+// The sum is always frames(); a debug ledger (AFXDP_FRAME_LEDGER) checks each frame's moves.
+//
+// Threading: one thread drives a Queue (and, with forward(), both queues of the pair). stats()
+// may be called from any thread. Handlers and readers are template parameters: no indirect call
+// per packet.
+#pragma once
+
+#include <afxdp/detail/cache_line.hpp>
+#include <afxdp/frame.hpp>
+#include <afxdp/frame_ledger.hpp>
+#include <afxdp/frame_pool.hpp>
+#include <afxdp/idle_wait.hpp>
+#include <afxdp/ring.hpp>
+#include <afxdp/statistics.hpp>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+
+namespace afxdp {
+
+class Socket;
+class Umem;
+class Queue;
+
+namespace detail {
+class LoopbackKernel;
+struct FrameOwners;
+}  // namespace detail
+
+// The most frames one receive/serve/forward/allocate call handles.
+inline constexpr std::uint32_t max_batch = 256;
+inline constexpr std::uint32_t default_batch = 64;
+
+template <class H>
+concept FrameHandler = std::invocable<H&, Frame&> &&
+                       std::same_as<std::invoke_result_t<H&, Frame&>, Verdict>;
+template <class R>
+concept FrameReader = std::invocable<R&, std::span<Frame>>;
+
+// What a Queue counted, and the kernel's XDP_STATISTICS for its socket.
+struct QueueStats {
+  std::uint64_t received = 0;     // frames taken off the rx ring
+  std::uint64_t sent = 0;         // frames the kernel completed on this queue's tx ring
+  std::uint64_t dropped = 0;      // Verdict::drop
+  std::uint64_t forwarded = 0;    // Verdict::forward, out of the other queue
+  std::uint64_t tx_full = 0;      // turns that left frames on rx because tx had no room
+  std::uint64_t wakeups = 0;      // sendto/recvfrom kicks
+  std::uint64_t polls = 0;        // poll() calls
+  std::uint64_t empty_turns = 0;  // receive/serve/forward calls that found rx empty
+  std::uint64_t refused = 0;      // descriptors from the kernel outside this queue's frames
+  std::uint64_t abandoned = 0;    // FrameRefs destroyed without send() or recycle()
+  XdpStatistics kernel;
+
+  friend QueueStats operator-(const QueueStats& a, const QueueStats& b) noexcept {
+    return {a.received - b.received, a.sent - b.sent,         a.dropped - b.dropped,
+            a.forwarded - b.forwarded, a.tx_full - b.tx_full, a.wakeups - b.wakeups,
+            a.polls - b.polls,       a.empty_turns - b.empty_turns, a.refused - b.refused,
+            a.abandoned - b.abandoned, a.kernel - b.kernel};
+  }
+};
+
+// Where a queue's frames are (see the top of this file).
+struct FrameAccount {
+  std::uint32_t free = 0, fill = 0, tx = 0, held = 0;
+  std::uint32_t total() const noexcept { return free + fill + tx + held; }
+};
+
+// A frame kept past the handler's return (Queue::keep). Move-only; ended by Queue::send or
+// Queue::recycle. One destroyed without either is counted as abandoned and its frame recycled.
+class FrameRef {
+ public:
+  FrameRef() = default;
+  FrameRef(FrameRef&& other) noexcept : queue_(other.queue_), frame_(other.frame_) {
+    other.queue_ = nullptr;
+  }
+  FrameRef& operator=(FrameRef&& other) noexcept;
+  FrameRef(const FrameRef&) = delete;
+  FrameRef& operator=(const FrameRef&) = delete;
+  ~FrameRef();
+
+  explicit operator bool() const noexcept { return queue_ != nullptr; }
+  Frame& frame() noexcept { return frame_; }
+  std::span<std::byte> data() const noexcept { return frame_.data(); }
+
+ private:
+  friend class Queue;
+  FrameRef(Queue* queue, const Frame& frame) noexcept : queue_(queue), frame_(frame) {}
+  Queue* queue_ = nullptr;
+  Frame frame_;
+};
+
+// Frames from the queue's pool to build packets in (Queue::allocate). Move-only; frames not
+// sent go back to the pool when it is destroyed.
+class TxBatch {
+ public:
+  TxBatch(TxBatch&& other) noexcept
+      : queue_(other.queue_), frames_(other.frames_), next_(other.next_), count_(other.count_) {
+    other.queue_ = nullptr;
+  }
+  TxBatch& operator=(TxBatch&&) = delete;
+  TxBatch(const TxBatch&) = delete;
+  TxBatch& operator=(const TxBatch&) = delete;
+  ~TxBatch();
+
+  // Frames not sent yet.
+  std::uint32_t size() const noexcept { return count_ - next_; }
+  Frame& operator[](std::uint32_t i) noexcept { return frames_[next_ + i]; }
+  Frame* begin() noexcept { return frames_ + next_; }
+  Frame* end() noexcept { return frames_ + count_; }
+  // Send the first `count` unsent frames (their size() bytes), in order; returns how many the tx
+  // ring took. The rest stay in the batch.
+  std::uint32_t send(std::uint32_t count);
+  std::uint32_t send() { return send(size()); }
+
+ private:
+  friend class Queue;
+  TxBatch(Queue* queue, Frame* frames, std::uint32_t count) noexcept
+      : queue_(queue), frames_(frames), count_(count) {}
+  Queue* queue_ = nullptr;
+  Frame* frames_ = nullptr;
+  std::uint32_t next_ = 0;
+  std::uint32_t count_ = 0;
+};
+
+namespace detail {
+
+// Written by the queue's thread only (a relaxed load and store, no read-modify-write), read by
+// any thread through Queue::stats().
+struct alignas(cache_line) QueueCounters {
+  std::atomic<std::uint64_t> received{0}, sent{0}, dropped{0}, forwarded{0}, tx_full{0},
+      wakeups{0}, polls{0}, empty_turns{0}, refused{0}, abandoned{0};
+  static void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) noexcept {
+    counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+};
+
+// What Port (or testing::Loopback) hands a Queue: its rings, its frames, and whom to kick.
+struct QueueSetup {
+  std::string interface;
+  std::uint32_t id = 0;  // the rx queue
+  FillRing* fill = nullptr;
+  CompletionRing* completion = nullptr;
+  RxRing* rx = nullptr;  // null: no receiving
+  TxRing* tx = nullptr;  // null: no sending
+  std::byte* area = nullptr;
+  std::uint64_t first = 0;  // this queue's frames: first + i * frame_size, i < frames
+  std::uint32_t frames = 0;
+  std::uint32_t frame_size = 0;  // a power of two, unless unaligned
+  std::uint32_t headroom = 0;    // the UMEM's, in front of XDP_PACKET_HEADROOM
+  bool unaligned = false;        // XDP_UMEM_UNALIGNED_CHUNK_FLAG addresses
+  std::uint32_t fill_frames = 0;  // lent for receiving when the queue starts
+  bool need_wakeup = true;
+  bool busy_poll = false;
+  int fd = -1;
+  Socket* socket = nullptr;
+  Umem* umem = nullptr;
+  FrameOwners* owners = nullptr;  // the queues sharing this UMEM, to return forwarded frames
+  LoopbackKernel* loopback = nullptr;
+};
+
+}  // namespace detail
+
+class Queue {
+ public:
+  // Queues are made by Port::open (or testing::Loopback) and live at a fixed address.
+  explicit Queue(const detail::QueueSetup& setup);
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
+  ~Queue() = default;
+
+  // Take up to `max` received frames, hand them to reader(std::span<Frame>), then give them all
+  // back to the kernel (but those the reader kept). Returns how many frames the reader saw.
+  template <FrameReader Reader>
+  std::uint32_t receive(Reader&& reader, std::uint32_t max = default_batch);
+
+  // Take up to `max` received frames, as many as the tx ring has room for, and ask handler(Frame&)
+  // for each: send_back (or forward) goes out of this queue's tx ring, drop back to receiving.
+  // Returns how many frames were taken off rx.
+  template <FrameHandler Handler>
+  std::uint32_t serve(Handler&& handler, std::uint32_t max = default_batch);
+
+  // As serve, but Verdict::forward goes out of `out`'s tx ring. Frames completed there come
+  // back to this queue. Both queues belong to the calling thread. Without a UMEM shared with
+  // `out` (Port::open_pair shares one) each forwarded frame is copied into one of out's.
+  template <FrameHandler Handler>
+  std::uint32_t forward(Queue& out, Handler&& handler, std::uint32_t max = default_batch);
+
+  // Up to n free frames (fewer when the pool is short) to build packets in; see TxBatch. Only
+  // one batch is open at a time: while one is, allocate() gives an empty one.
+  TxBatch allocate(std::uint32_t n);
+
+  // Call f(Frame&) for each frame in the pool, e.g. to write a packet once into the frames that
+  // allocate() will hand out (a frame keeps its bytes while it goes round).
+  template <class F>
+  void for_each_free_frame(F&& f) {
+    for (const std::uint64_t chunk : pool_.addresses()) {
+      Frame frame(area_ + chunk, chunk, 0, frame_size_, 0);
+      f(frame);
+    }
+  }
+
+  // In a handler or reader: keep the frame past the call. The Queue no longer recycles it; the
+  // FrameRef must end in send() or recycle() on this queue (or be counted as abandoned).
+  FrameRef keep(Frame& frame) noexcept;
+  // Send a kept frame out of this queue (it must share the kept frame's UMEM); false, with the
+  // FrameRef left as it was, when the tx ring is full or the UMEM is another.
+  bool send(FrameRef&& frame) noexcept;
+  void recycle(FrameRef&& frame) noexcept;
+
+  // Kick the kernel to send what is on the tx ring, if anything is.
+  void flush() noexcept;
+  // Collect completions until nothing this queue sent is in flight, or `timeout` passed; true
+  // when nothing is left in flight.
+  bool drain(std::chrono::milliseconds timeout) noexcept;
+  // Wait for received frames: kick unsent tx first (never sleeps while frames wait for a kick),
+  // re-check the ring for an adaptive while, then sleep in poll() up to `timeout`; with a zero
+  // timeout yield the CPU instead. With busy-poll, recvfrom() runs the driver here. True when
+  // there is something to do.
+  bool wait(std::chrono::milliseconds timeout) noexcept;
+
+  QueueStats stats() const;
+  // errno of the last wake-up that failed for a reason other than the expected ones (EAGAIN,
+  // EBUSY, ENOBUFS, ENETDOWN), 0 when none did.
+  int error() const noexcept { return error_; }
+  FrameAccount account() const noexcept {
+    return {pool_.available(), fill_side_, tx_out_, held_};
+  }
+  std::uint32_t frames() const noexcept { return frames_count_; }
+  // Frames sent on this queue's tx ring and not yet completed.
+  std::uint32_t in_flight() const noexcept { return tx_in_flight_; }
+  std::uint32_t id() const noexcept { return id_; }
+  const std::string& interface() const noexcept { return interface_; }
+  // "veth0:3", for messages.
+  std::string name() const { return interface_ + ":" + std::to_string(id_); }
+  int fd() const noexcept { return fd_; }
+  // The raw layer underneath (null for a testing::Loopback queue).
+  Socket* socket() const noexcept { return socket_; }
+  Umem* umem() const noexcept { return umem_; }
+  // The debug ledger of this queue's frames (empty unless AFXDP_FRAME_LEDGER).
+  const FrameLedger& ledger() const noexcept { return ledger_; }
+
+ private:
+  friend class TxBatch;
+  friend class FrameRef;
+  friend bool wait_any(std::span<Queue* const>, std::chrono::milliseconds) noexcept;
+
+  static std::uint32_t clamp(std::uint32_t max) noexcept { return max < max_batch ? max : max_batch; }
+  std::uint64_t chunk_of(std::uint64_t address) const noexcept { return address & chunk_mask_; }
+  bool mine(std::uint64_t chunk) const noexcept { return chunk - first_ < span_; }
+  void record(std::uint64_t chunk, FramePlace from, FramePlace to) {
+    if constexpr (FrameLedger::enabled) ledger_.move(chunk - first_, from, to);
+  }
+  // An rx descriptor as a Frame, if it names one of this queue's frames whole; else counted
+  // and refused (never read, never recycled).
+  bool take(const xdp_desc& desc, Frame& frame) noexcept;
+  // Give frames (chunk addresses) back: to the fill ring while it lacks frames and has room,
+  // else to the pool.
+  void recycle_chunks(const std::uint64_t* chunks, std::uint32_t n, FramePlace from) noexcept;
+  // Lend pool frames to the fill ring until it holds its share again (or has no room).
+  void top_up_fill() noexcept;
+  // Completions: this queue's frames are recycled, the other queue's go back to it.
+  void complete() noexcept;
+  void complete_slow(std::uint32_t n) noexcept;
+  // After frames were put on tx: kick when enough are outstanding and the kernel asks.
+  void after_send() noexcept {
+    if (tx_->outstanding() >= kick_at_) kick_if_asked();
+  }
+  // rx was empty: kick unsent tx, wake the fill ring when the kernel asks, count the turn.
+  void idle_turn() noexcept;
+  // tx has room for fewer than n: leave the rest on rx, kick, count. Returns what fits.
+  std::uint32_t hold_back(std::uint32_t n, std::uint32_t room) noexcept;
+  // Copy a frame into one of this queue's free frames and put it at tx slot `slot`.
+  bool copy_in(const Frame& frame, xdp_desc& slot) noexcept;
+  bool rx_ready() noexcept;
+  void kick_if_asked() noexcept;
+  void kick_tx() noexcept;
+  void wake_rx() noexcept;
+  int poll(short events, int timeout_ms) noexcept;
+  void wake_result(int error) noexcept;
+  void end_batch(TxBatch& batch) noexcept;
+  void abandon(FrameRef& frame) noexcept;
+  void take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept;
+
+  // The hot fields first.
+  RxRing* rx_ = nullptr;
+  TxRing* tx_ = nullptr;
+  FillRing* fill_ = nullptr;
+  CompletionRing* completion_ = nullptr;
+  std::byte* area_ = nullptr;
+  std::uint64_t chunk_mask_ = 0;
+  std::uint64_t first_ = 0;
+  std::uint64_t span_ = 0;  // frames * frame_size
+  std::uint32_t frame_size_ = 0;
+  bool unaligned_ = false;
+  bool need_wakeup_ = true;
+  bool busy_poll_ = false;
+  bool batch_open_ = false;
+  std::uint32_t fill_target_ = 0;   // frames the fill side should hold
+  std::uint32_t fill_side_ = 0;     // frames lent for receiving
+  std::uint32_t tx_in_flight_ = 0;  // on this queue's tx ring, any queue's frames
+  std::uint32_t tx_out_ = 0;        // this queue's frames on any tx ring
+  std::uint32_t held_ = 0;          // this queue's frames in FrameRefs
+  std::uint32_t kick_at_ = 0;
+  std::uint32_t frames_count_ = 0;
+  FramePool pool_;
+  IdleWait idle_;
+  std::array<std::uint64_t, max_batch> chunks_{};
+  std::array<Frame, max_batch> frames_{};
+  std::array<Frame, max_batch> tx_frames_{};
+  detail::QueueCounters counters_;
+  FrameLedger ledger_;
+  int error_ = 0;
+  int fd_ = -1;
+  std::uint32_t id_ = 0;
+  std::string interface_;
+  Socket* socket_ = nullptr;
+  Umem* umem_ = nullptr;
+  detail::FrameOwners* owners_ = nullptr;
+  detail::LoopbackKernel* loopback_ = nullptr;
+};
+
+// One thread on several queues: kicks what each has to send, then waits until any has received
+// frames (an adaptive re-check, then one poll() over all) or `timeout` passed.
+bool wait_any(std::span<Queue* const> queues, std::chrono::milliseconds timeout) noexcept;
+
+// ---- The hot path, inline so that the handler inlines into it. ----
+
+inline bool Queue::take(const xdp_desc& desc, Frame& frame) noexcept {
+  const std::uint64_t chunk = chunk_of(desc.addr);
+  const std::uint64_t offset =
+      unaligned_ ? desc.addr >> XSK_UNALIGNED_BUF_OFFSET_SHIFT : desc.addr - chunk;
+  // Unaligned chunks are ours only at a whole frame's start (there frames may be any size);
+  // aligned ones are by the mask.
+  const bool aligned_start = !unaligned_ || (chunk - first_) % frame_size_ == 0;
+  if (!mine(chunk) || !aligned_start || offset + desc.len > frame_size_) [[unlikely]] {
+    detail::QueueCounters::add(counters_.refused, 1);
+    return false;
+  }
+  frame = Frame(area_ + chunk + offset, desc.addr, desc.len,
+                frame_size_ - static_cast<std::uint32_t>(offset),
+                static_cast<std::uint32_t>(offset));
+  record(chunk, FramePlace::fill, FramePlace::application);
+  return true;
+}
+
+inline void Queue::recycle_chunks(const std::uint64_t* chunks, std::uint32_t n,
+                                  FramePlace from) noexcept {
+  const std::uint32_t lacking = fill_target_ - fill_side_;
+  std::uint32_t to_fill = n < lacking ? n : lacking;
+  if (to_fill != 0) {
+    // The kernel publishes rx before it moves the fill consumer, so room is not guaranteed.
+    const std::uint32_t room = fill_->free_slots(to_fill);
+    if (room < to_fill) to_fill = room;
+    fill_->reserve(to_fill);
+    for (std::uint32_t i = 0; i < to_fill; ++i) {
+      fill_->at(i) = chunks[i];
+      record(chunks[i], from, FramePlace::fill);
+    }
+    fill_->submit(to_fill);
+    fill_side_ += to_fill;
+  }
+  for (std::uint32_t i = to_fill; i < n; ++i) {
+    pool_.give(chunks[i]);
+    record(chunks[i], from, FramePlace::free);
+  }
+  // Frames parked in the pool while the fill ring had no room go back as soon as it has.
+  if (lacking > to_fill && pool_.available() != 0) [[unlikely]] top_up_fill();
+}
+
+inline void Queue::complete() noexcept {
+  const std::uint32_t n = completion_->peek(max_batch);
+  if (n != 0) complete_slow(n);
+}
+
+template <FrameReader Reader>
+std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
+  if (tx_in_flight_ != 0) complete();
+  const std::uint32_t n = rx_->peek(clamp(max));
+  if (n == 0) {
+    idle_turn();
+    return 0;
+  }
+  idle_.busy();
+  std::uint32_t taken = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (take(rx_->at(i), frames_[taken])) [[likely]] ++taken;
+  }
+  rx_->release(n);
+  fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
+  reader(std::span<Frame>(frames_.data(), taken));
+  std::uint32_t back = 0;
+  for (std::uint32_t i = 0; i < taken; ++i) {
+    if (!frames_[i].kept_) [[likely]] chunks_[back++] = chunk_of(frames_[i].address_);
+  }
+  recycle_chunks(chunks_.data(), back, FramePlace::application);
+  detail::QueueCounters::add(counters_.received, taken);
+  return taken;
+}
+
+template <FrameHandler Handler>
+std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
+  if (tx_in_flight_ != 0) complete();
+  std::uint32_t n = rx_->peek(clamp(max));
+  if (n == 0) {
+    idle_turn();
+    return 0;
+  }
+  idle_.busy();
+  // Take off rx only what tx has room for: the rest waits on rx, where it is still the kernel's.
+  if (const std::uint32_t room = tx_->free_slots(n); room < n) [[unlikely]] {
+    n = hold_back(n, room);
+    if (n == 0) return 0;
+  }
+  tx_->reserve(n);
+  std::uint32_t sent = 0;
+  std::uint32_t dropped = 0;
+  std::uint32_t taken = 0;
+  Frame& frame = frames_[0];
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!take(rx_->at(i), frame)) [[unlikely]] continue;
+    ++taken;
+    const Verdict verdict = handler(frame);
+    if (frame.kept_) [[unlikely]] {
+      frame.kept_ = false;
+      continue;
+    }
+    // In order of likelihood for a server: out again, else dropped.
+    if (verdict != Verdict::drop) [[likely]] {
+      tx_->at(sent++) = xdp_desc{frame.address_, frame.size_, 0};
+      record(chunk_of(frame.address_), FramePlace::application, FramePlace::tx);
+    } else {
+      chunks_[dropped++] = chunk_of(frame.address_);
+    }
+  }
+  rx_->release(n);
+  fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
+  tx_->cancel(n - sent);
+  tx_->submit(sent);
+  tx_in_flight_ += sent;
+  tx_out_ += sent;
+  recycle_chunks(chunks_.data(), dropped, FramePlace::application);
+  detail::QueueCounters::add(counters_.received, taken);
+  if (dropped != 0) detail::QueueCounters::add(counters_.dropped, dropped);
+  if (sent != 0) after_send();
+  return n;
+}
+
+template <FrameHandler Handler>
+std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
+  if (&out == this) return serve(handler, max);
+  if (tx_in_flight_ != 0) complete();
+  if (out.tx_in_flight_ != 0) out.complete();
+  std::uint32_t n = rx_->peek(clamp(max));
+  if (n == 0) {
+    idle_turn();
+    if (out.tx_in_flight_ != 0) out.flush();
+    return 0;
+  }
+  idle_.busy();
+  if (const std::uint32_t room = out.tx_->free_slots(n); room < n) [[unlikely]] {
+    n = hold_back(n, room);
+    out.kick_tx();
+    if (n == 0) return 0;
+  }
+  out.tx_->reserve(n);
+  const bool shared = area_ == out.area_;
+  std::uint32_t forwarded = 0;
+  std::uint32_t back = 0;  // frames to recycle: dropped, or copied out
+  std::uint32_t dropped = 0;
+  std::uint32_t sent_back = 0;
+  std::uint32_t taken = 0;
+  Frame& frame = frames_[0];
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (!take(rx_->at(i), frame)) [[unlikely]] continue;
+    ++taken;
+    const Verdict verdict = handler(frame);
+    if (frame.kept_) [[unlikely]] {
+      frame.kept_ = false;
+      continue;
+    }
+    const std::uint64_t chunk = chunk_of(frame.address_);
+    // In order of likelihood for a forwarder: out of the other queue, back, dropped.
+    if (verdict == Verdict::forward) [[likely]] {
+      if (shared) [[likely]] {
+        out.tx_->at(forwarded++) = xdp_desc{frame.address_, frame.size_, 0};
+        record(chunk, FramePlace::application, FramePlace::tx);
+        ++tx_out_;
+        continue;
+      }
+      if (out.copy_in(frame, out.tx_->at(forwarded))) ++forwarded;
+      else ++dropped;
+      chunks_[back++] = chunk;
+    } else if (verdict == Verdict::send_back && tx_->reserve(1) == 1) {
+      tx_->at(0) = xdp_desc{frame.address_, frame.size_, 0};
+      tx_->submit(1);
+      record(chunk, FramePlace::application, FramePlace::tx);
+      ++tx_out_;
+      ++tx_in_flight_;
+      ++sent_back;
+    } else {
+      chunks_[back++] = chunk;
+      ++dropped;
+    }
+  }
+  rx_->release(n);
+  fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
+  out.tx_->cancel(n - forwarded);
+  out.tx_->submit(forwarded);
+  out.tx_in_flight_ += forwarded;
+  recycle_chunks(chunks_.data(), back, FramePlace::application);
+  detail::QueueCounters::add(counters_.received, taken);
+  detail::QueueCounters::add(counters_.forwarded, forwarded);
+  if (dropped != 0) detail::QueueCounters::add(counters_.dropped, dropped);
+  if (forwarded != 0) out.after_send();
+  if (sent_back != 0) after_send();
+  return n;
+}
+
+}  // namespace afxdp

@@ -1,0 +1,67 @@
+// Threads for a Port's queues, and stopping on SIGINT/SIGTERM.
+//
+// run_per_queue runs body(Queue&, std::stop_token) on one thread per queue, each pinned to a
+// CPU. SIGINT and SIGTERM request a stop and never reach the queue threads (a poll() there is
+// never cut short). Every thread is joined before it returns, also when one throws or cannot be
+// started; then the first failure is rethrown as std::system_error naming interface and queue.
+#pragma once
+
+#include <afxdp/port.hpp>
+
+#include <chrono>
+#include <concepts>
+#include <csignal>
+#include <functional>
+#include <stop_token>
+#include <vector>
+
+namespace afxdp {
+
+struct RunConfig {
+  std::vector<unsigned> cpus;     // queue i runs on cpus[i % size]; empty: the process's CPUs
+  bool pin = true;
+  bool stop_on_signals = true;    // SIGINT/SIGTERM request a stop
+  // Called on the calling thread every `tick` while the queues run; false requests a stop.
+  std::function<bool()> on_tick;
+  std::chrono::milliseconds tick{100};
+};
+
+template <class Body>
+concept QueueBody = std::invocable<Body&, Queue&, std::stop_token>;
+
+namespace detail {
+void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::stop_token)>& body,
+                const RunConfig& config);
+}
+
+template <QueueBody Body>
+void run_per_queue(Port& port, Body&& body, const RunConfig& config = {}) {
+  detail::run_queues(port.queues(), std::function<void(Queue&, std::stop_token)>(body), config);
+}
+
+// SIGINT and SIGTERM set a flag instead of ending the process, from construction on, for a
+// single-threaded program's loop: `while (!stop.requested()) ...`. Restores the previous
+// handlers when destroyed.
+class SignalStop {
+ public:
+  SignalStop();
+  SignalStop(const SignalStop&) = delete;
+  SignalStop& operator=(const SignalStop&) = delete;
+  ~SignalStop();
+  bool requested() const noexcept;
+  // The signal that arrived (SIGINT or SIGTERM), 0 while none has.
+  int signal() const noexcept;
+
+ private:
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+};
+
+[[nodiscard]] inline SignalStop stop_on_signals() { return {}; }
+
+// The CPUs this process may run on (sched_getaffinity), ascending.
+std::vector<unsigned> usable_cpus();
+// Pin the calling thread to `cpu`; false when it is not usable.
+bool pin_to_cpu(unsigned cpu) noexcept;
+
+}  // namespace afxdp

@@ -1,0 +1,86 @@
+// afxdp::testing::Loopback: the kernel's side of N queues' four rings, in memory, so that a
+// packet handler is tested in an ordinary unit test, without root and without a NIC.
+//
+//   afxdp::testing::Loopback lb({.queues = 1, .frames_per_queue = 64});
+//   afxdp::Queue& q = lb.port().queues()[0];
+//   lb.inject(0, frame_bytes);
+//   q.serve(my_handler);
+//   auto sent = lb.transmitted(0);   // what the handler sent back, byte for byte
+//
+// lb.port()'s Queues run the very same code as on a real interface. What is modelled: the ring
+// protocol, copy mode (tx moves only when the application kicks, at most tx_budget descriptors
+// per kick), need_wakeup on tx, XDP_STATISTICS counted where the kernel counts them, the rx
+// offset (XDP_PACKET_HEADROOM plus the UMEM headroom), and faults a test can switch on. Not
+// modelled: an XDP program (every injected frame goes to the queue's socket), time, zero-copy.
+// docs/testing.md says more.
+//
+// Threading: one thread drives the loopback and its queues.
+#pragma once
+
+#include <afxdp/port.hpp>
+#include <afxdp/statistics.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace afxdp::detail {
+class LoopbackKernel;
+}
+
+namespace afxdp::testing {
+
+struct LoopbackConfig {
+  std::uint32_t queues = 1;
+  std::uint32_t frames_per_queue = 4096;
+  std::uint32_t frame_size = 4096;
+  std::uint32_t ring_size = 2048;   // every ring
+  std::uint32_t fill_size = 0;      // the fill ring alone; 0: ring_size
+  std::uint32_t headroom = 0;       // the UMEM's
+  bool need_wakeup = true;
+  std::uint32_t tx_budget = 32;     // descriptors one kick sends, as copy mode's sendto()
+  bool shared_umem = false;         // one UMEM for every queue: forward() without copying
+};
+
+class Loopback {
+ public:
+  // Throws what Port::open would for the same sizes (std::invalid_argument naming the field).
+  explicit Loopback(const LoopbackConfig& config = {});
+  Loopback(const Loopback&) = delete;
+  Loopback& operator=(const Loopback&) = delete;
+  ~Loopback();
+
+  Port& port() noexcept { return port_; }
+
+  // Receive one frame on `queue` as the kernel does: take a fill entry (or a buffer the kernel
+  // kept), copy the bytes at XDP_PACKET_HEADROOM + headroom, publish rx. False when it cannot,
+  // counted where XDP_STATISTICS counts it: too long (rx_dropped), fill ring empty
+  // (rx_fill_ring_empty_descs and rx_dropped), rx ring full (rx_ring_full).
+  bool inject(std::uint32_t queue, std::span<const std::byte> frame);
+  // The frames sent on `queue` since the last call, in order, byte for byte; their completions
+  // are published (unless delay_completions is on).
+  std::vector<std::vector<std::byte>> transmitted(std::uint32_t queue);
+  XdpStatistics statistics(std::uint32_t queue) const;
+  std::uint64_t kicks(std::uint32_t queue) const;  // sendto() calls seen
+
+  // ---- Faults a test can switch on ----
+  // Publish rx entries but keep the fill ring's consumer index back until release_fill_consumer()
+  // (the kernel publishes rx before it moves the fill consumer).
+  void hold_fill_consumer(bool on) noexcept;
+  void release_fill_consumer(std::uint32_t queue) noexcept;
+  // transmitted() returns the bytes but the completions wait for complete_delayed().
+  void delay_completions(bool on) noexcept;
+  void complete_delayed(std::uint32_t queue);
+  // A hostile producer: publish `index` on the rx ring without writing any descriptor.
+  void force_rx_producer(std::uint32_t queue, std::uint32_t index) noexcept;
+  // Publish an rx descriptor as it is (outside the UMEM, say), taking no fill entry.
+  bool inject_descriptor(std::uint32_t queue, const xdp_desc& descriptor);
+
+ private:
+  std::unique_ptr<detail::LoopbackKernel> kernel_;
+  Port port_;
+};
+
+}  // namespace afxdp::testing

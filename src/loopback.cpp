@@ -1,0 +1,250 @@
+// The kernel's side of testing::Loopback. What it does at each step follows the kernel's copy
+// mode (net/xdp/xsk.c, xsk_buff_pool.c): receive takes a buffer, copies, publishes rx, then moves
+// the fill consumer; a kick sends up to a budget of tx descriptors, each needing a completion
+// slot first, and skips (and counts) invalid ones without completing them.
+#include <afxdp/detail/loopback_hooks.hpp>
+#include <afxdp/testing/fake_ring.hpp>
+#include <afxdp/testing/loopback.hpp>
+
+#include "port_state.hpp"
+
+#include <cstring>
+#include <linux/bpf.h>
+#include <stdexcept>
+
+namespace afxdp::detail {
+
+struct LoopbackQueue {
+  explicit LoopbackQueue(const testing::LoopbackConfig& c)
+      : fill(c.fill_size != 0 ? c.fill_size : c.ring_size),
+        completion(c.ring_size),
+        rx(c.ring_size),
+        tx(c.ring_size),
+        fill_ring(fill.layout()),
+        completion_ring(completion.layout()),
+        rx_ring(rx.layout()),
+        tx_ring(tx.layout()) {
+    fill.set_need_wakeup(false);
+    rx.set_need_wakeup(false);
+    completion.set_need_wakeup(false);
+    // Copy mode asks for every tx kick (xp_assign_dev sets the flag and nothing clears it).
+    tx.set_need_wakeup(c.need_wakeup);
+  }
+  testing::FakeRing<std::uint64_t> fill, completion;
+  testing::FakeRing<xdp_desc> rx, tx;
+  FillRing fill_ring;
+  CompletionRing completion_ring;
+  RxRing rx_ring;
+  TxRing tx_ring;
+  std::byte* area = nullptr;  // the UMEM this queue's addresses are offsets in
+  std::uint64_t first = 0;    // this queue's frames: first + i * frame_size
+  std::vector<std::uint64_t> kept;  // buffers taken off fill and kept when rx was full
+  std::vector<std::vector<std::byte>> wire;
+  std::vector<std::uint64_t> pending_completions;
+  XdpStatistics statistics;
+  std::uint64_t kicks = 0;
+};
+
+class LoopbackKernel {
+ public:
+  // One allocation; a UMEM per queue, or (shared_umem) one for all with a range per queue.
+  explicit LoopbackKernel(const testing::LoopbackConfig& c)
+      : config(c),
+        span(std::uint64_t{c.frames_per_queue} * c.frame_size),
+        umem_size(c.shared_umem ? span * c.queues : span),
+        memory(std::make_unique<std::byte[]>(span * c.queues)) {
+    for (std::uint32_t i = 0; i < c.queues; ++i) {
+      queues.push_back(std::make_unique<LoopbackQueue>(c));
+      queues.back()->area = memory.get() + (c.shared_umem ? 0 : span * i);
+      queues.back()->first = c.shared_umem ? span * i : 0;
+    }
+  }
+  LoopbackQueue& at(std::uint32_t queue) {
+    if (queue >= queues.size()) {
+      throw std::out_of_range("loopback queue " + std::to_string(queue) + " does not exist");
+    }
+    return *queues[queue];
+  }
+
+  // A tx descriptor as xp_aligned_validate_desc judges it.
+  bool valid(const xdp_desc& d) const noexcept {
+    const std::uint64_t offset = d.addr & (config.frame_size - 1);
+    return d.len != 0 && offset + d.len <= config.frame_size && d.addr < umem_size &&
+           d.options == 0;
+  }
+
+  void kick(std::uint32_t queue) {
+    LoopbackQueue& q = at(queue);
+    ++q.kicks;
+    for (std::uint32_t sent = 0; sent < config.tx_budget; ++sent) {
+      // A completion slot is reserved before a descriptor is taken: none, and tx waits.
+      if (q.completion.free_slots() <= q.pending_completions.size()) return;
+      const std::vector<xdp_desc> next = q.tx.consume(1);
+      if (next.empty()) {
+        ++q.statistics.tx_ring_empty_descs;
+        return;
+      }
+      const xdp_desc& d = next.front();
+      if (!valid(d)) {
+        ++q.statistics.tx_invalid_descs;  // consumed, never completed
+        continue;
+      }
+      const std::byte* data = q.area + d.addr;
+      q.wire.emplace_back(data, data + d.len);
+      q.pending_completions.push_back(d.addr);
+    }
+  }
+
+  void publish_completions(LoopbackQueue& q) {
+    const std::uint32_t n = q.completion.produce(q.pending_completions);
+    q.pending_completions.erase(q.pending_completions.begin(), q.pending_completions.begin() + n);
+  }
+
+  testing::LoopbackConfig config;
+  std::uint64_t span;       // one queue's frames, in bytes
+  std::uint64_t umem_size;  // what a descriptor's address may reach
+  std::unique_ptr<std::byte[]> memory;
+  std::vector<std::unique_ptr<LoopbackQueue>> queues;
+  bool hold_fill = false;
+  bool delay_completions = false;
+};
+
+void loopback_kick_tx(LoopbackKernel& kernel, std::uint32_t queue) noexcept { kernel.kick(queue); }
+
+void loopback_wake_rx(LoopbackKernel&, std::uint32_t) noexcept {}
+
+XdpStatistics loopback_statistics(const LoopbackKernel& kernel, std::uint32_t queue) {
+  return kernel.queues.at(queue)->statistics;
+}
+
+}  // namespace afxdp::detail
+
+namespace afxdp::testing {
+namespace {
+
+PortConfig port_config(const LoopbackConfig& c) {
+  if (c.queues == 0) throw std::invalid_argument("queues: must be at least 1");
+  if (c.tx_budget == 0) throw std::invalid_argument("tx_budget: must be at least 1");
+  PortConfig config{.frames_per_queue = c.frames_per_queue,
+                    .frame_size = c.frame_size,
+                    .headroom = c.headroom,
+                    .ring_size = c.ring_size,
+                    .fill_size = c.fill_size,
+                    .bind = BindMode::native_copy,
+                    .need_wakeup = c.need_wakeup};
+  validate(config);
+  return config;
+}
+
+std::unique_ptr<Port::State> loopback_state(const LoopbackConfig& c, detail::LoopbackKernel& k) {
+  auto state = std::make_unique<Port::State>();
+  state->config = port_config(c);
+  std::vector<detail::QueueSetup> setups;
+  for (std::uint32_t i = 0; i < c.queues; ++i) {
+    detail::LoopbackQueue& q = *k.queues[i];
+    detail::QueueSetup s;
+    s.interface = "loopback";
+    s.id = i;
+    s.fill = &q.fill_ring;
+    s.completion = &q.completion_ring;
+    s.rx = &q.rx_ring;
+    s.tx = &q.tx_ring;
+    s.area = q.area;
+    s.first = q.first;
+    s.frames = c.frames_per_queue;
+    s.frame_size = c.frame_size;
+    s.headroom = c.headroom;
+    s.fill_frames = c.frames_per_queue;
+    s.need_wakeup = c.need_wakeup;
+    s.loopback = &k;
+    s.owners = c.shared_umem ? &state->owners : nullptr;
+    setups.push_back(std::move(s));
+  }
+  state->queues.build(setups);
+  state->per_interface = c.queues;
+  state->owners.span = k.span;
+  for (Queue& q : state->queues.span()) state->owners.queues.push_back(&q);
+  return state;
+}
+
+}  // namespace
+
+Loopback::Loopback(const LoopbackConfig& config)
+    : kernel_((port_config(config), std::make_unique<detail::LoopbackKernel>(config))),
+      port_(Port::from_state(loopback_state(config, *kernel_))) {}
+
+Loopback::~Loopback() = default;
+
+bool Loopback::inject(std::uint32_t queue, std::span<const std::byte> frame) {
+  detail::LoopbackQueue& q = kernel_->at(queue);
+  const LoopbackConfig& c = kernel_->config;
+  const std::uint32_t offset = XDP_PACKET_HEADROOM + c.headroom;
+  if (frame.size() > c.frame_size - offset) {
+    ++q.statistics.rx_dropped;
+    return false;
+  }
+  std::uint64_t chunk = 0;
+  if (!q.kept.empty()) {
+    chunk = q.kept.back();
+    q.kept.pop_back();
+  } else {
+    const std::vector<std::uint64_t> entry = q.fill.consume(1, !kernel_->hold_fill);
+    if (entry.empty()) {
+      ++q.statistics.rx_fill_ring_empty_descs;
+      ++q.statistics.rx_dropped;
+      return false;
+    }
+    chunk = entry.front() & ~std::uint64_t{c.frame_size - 1};  // the kernel rounds down
+    if (chunk >= kernel_->umem_size) {
+      ++q.statistics.rx_invalid_descs;
+      return false;
+    }
+  }
+  std::memcpy(q.area + chunk + offset, frame.data(), frame.size());
+  const xdp_desc desc{chunk + offset, static_cast<std::uint32_t>(frame.size()), 0};
+  if (q.rx.produce(std::span(&desc, 1)) == 0) {
+    ++q.statistics.rx_ring_full;
+    q.kept.push_back(chunk);
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::vector<std::byte>> Loopback::transmitted(std::uint32_t queue) {
+  detail::LoopbackQueue& q = kernel_->at(queue);
+  if (!kernel_->delay_completions) kernel_->publish_completions(q);
+  return std::exchange(q.wire, {});
+}
+
+XdpStatistics Loopback::statistics(std::uint32_t queue) const {
+  return kernel_->at(queue).statistics;
+}
+
+std::uint64_t Loopback::kicks(std::uint32_t queue) const { return kernel_->at(queue).kicks; }
+
+void Loopback::hold_fill_consumer(bool on) noexcept {
+  kernel_->hold_fill = on;
+  if (!on) {
+    for (auto& q : kernel_->queues) q->fill.publish_consumer();
+  }
+}
+
+void Loopback::release_fill_consumer(std::uint32_t queue) noexcept {
+  if (queue < kernel_->queues.size()) kernel_->queues[queue]->fill.publish_consumer();
+}
+
+void Loopback::delay_completions(bool on) noexcept { kernel_->delay_completions = on; }
+
+void Loopback::complete_delayed(std::uint32_t queue) {
+  kernel_->publish_completions(kernel_->at(queue));
+}
+
+void Loopback::force_rx_producer(std::uint32_t queue, std::uint32_t index) noexcept {
+  if (queue < kernel_->queues.size()) kernel_->queues[queue]->rx.force_producer(index);
+}
+
+bool Loopback::inject_descriptor(std::uint32_t queue, const xdp_desc& descriptor) {
+  return kernel_->at(queue).rx.produce(std::span(&descriptor, 1)) == 1;
+}
+
+}  // namespace afxdp::testing

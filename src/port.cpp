@@ -1,0 +1,230 @@
+#include <afxdp/detail/uapi.hpp>
+#include <afxdp/interface.hpp>
+#include <afxdp/port.hpp>
+
+#include "frame_owners.hpp"
+#include "port_state.hpp"
+
+#include <cerrno>
+#include <stdexcept>
+#include <sys/socket.h>
+#include <system_error>
+#include <thread>
+
+namespace afxdp {
+namespace {
+
+UmemConfig umem_config(const PortConfig& c, std::uint32_t queues) {
+  return {.frame_count = c.frames_per_queue * queues,
+          .frame_size = c.frame_size,
+          .headroom = c.headroom,
+          .fill_size = c.fill_size != 0 ? c.fill_size : c.ring_size,
+          .completion_size = c.ring_size,
+          .unaligned_chunks = c.unaligned_chunks,
+          .hugepages = c.unaligned_chunks};
+}
+
+SocketConfig socket_config(const PortConfig& c, const std::string& interface, std::uint32_t queue) {
+  return {.interface = interface,
+          .queue = queue,
+          .mode = c.bind,
+          .need_wakeup = c.need_wakeup,
+          .rx_size = c.receive ? c.ring_size : 0,
+          .tx_size = c.transmit ? c.ring_size : 0,
+          .busy_poll = c.busy_poll,
+          .busy_poll_usecs = c.busy_poll_usecs,
+          .busy_poll_budget = c.busy_poll_budget};
+}
+
+// Linux 6.17+ (XDP_MAX_TX_SKB_BUDGET): how many descriptors one copy-mode sendto() turns into
+// skbs, 32 before. Half the tx ring is the most the kernel takes; older kernels refuse the
+// option and keep 32, which costs a syscall per 32 frames and nothing else.
+void raise_tx_budget(Socket& socket) noexcept {
+  const int budget = static_cast<int>(socket.tx().size() / 2);
+  if (budget >= 32 && !socket.zero_copy()) {
+    ::setsockopt(socket.fd(), SOL_XDP, uapi::xdp_max_tx_skb_budget, &budget, sizeof budget);
+  }
+}
+
+// The rx queues to open on `interface`: the configured ones, each checked, or every one.
+std::vector<std::uint32_t> queue_list(const std::string& interface, const PortConfig& c) {
+  if (!c.queues.empty()) {
+    check_queues(interface, c.queues);
+    return c.queues;
+  }
+  const std::uint32_t count = interface_rx_queues(interface);
+  std::vector<std::uint32_t> all(count == 0 ? 1 : count);
+  for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+  return all;
+}
+
+// The UMEMs and sockets, bound. One UMEM for all (shared, or a pair) or one per socket.
+void bind_sockets(Port::State& s, const std::vector<std::string>& interfaces,
+                  const std::vector<std::uint32_t>& queues, bool shared) {
+  const PortConfig& c = s.config;
+  const auto total = static_cast<std::uint32_t>(interfaces.size() * queues.size());
+  if (shared) s.umems.push_back(std::make_unique<Umem>(umem_config(c, total)));
+  for (const std::string& interface : interfaces) {
+    for (const std::uint32_t q : queues) {
+      if (!shared) s.umems.push_back(std::make_unique<Umem>(umem_config(c, 1)));
+      s.sockets.push_back(
+          std::make_unique<Socket>(*s.umems.back(), socket_config(c, interface, q)));
+    }
+  }
+}
+
+// bind() says EBUSY while the kernel still releases the queue's previous socket (a run that
+// ended a moment ago): start over with fresh UMEMs for a while.
+void bind_with_retry(Port::State& s, const std::vector<std::string>& interfaces,
+                     const std::vector<std::uint32_t>& queues, bool shared) {
+  const auto deadline = std::chrono::steady_clock::now() + s.config.busy_retry;
+  for (;;) {
+    try {
+      return bind_sockets(s, interfaces, queues, shared);
+    } catch (const std::system_error& e) {
+      if (e.code().value() != EBUSY || std::chrono::steady_clock::now() >= deadline) throw;
+      s.sockets.clear();
+      s.umems.clear();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+}
+
+void make_queues(Port::State& s, std::size_t per_interface, bool shared) {
+  const PortConfig& c = s.config;
+  const std::uint64_t span = std::uint64_t{c.frames_per_queue} * c.frame_size;
+  std::vector<detail::QueueSetup> setups;
+  for (std::size_t i = 0; i < s.sockets.size(); ++i) {
+    Socket& socket = *s.sockets[i];
+    Umem& umem = socket.umem();
+    detail::QueueSetup q;
+    q.interface = socket.config().interface;
+    q.id = socket.config().queue;
+    q.fill = &socket.fill();
+    q.completion = &socket.completion();
+    q.rx = c.receive ? &socket.rx() : nullptr;
+    q.tx = c.transmit ? &socket.tx() : nullptr;
+    q.area = umem.area().data();
+    q.first = shared ? span * i : 0;
+    q.frames = c.frames_per_queue;
+    q.frame_size = c.frame_size;
+    q.headroom = c.headroom;
+    q.unaligned = c.unaligned_chunks;
+    q.fill_frames = c.receive ? c.frames_per_queue : 0;
+    q.need_wakeup = c.need_wakeup;
+    q.busy_poll = c.busy_poll;
+    q.fd = socket.fd();
+    q.socket = &socket;
+    q.umem = &umem;
+    q.owners = shared ? &s.owners : nullptr;
+    setups.push_back(std::move(q));
+    if (c.transmit) raise_tx_budget(socket);
+  }
+  s.queues.build(setups);
+  s.owners.first = 0;
+  s.owners.span = span;
+  for (Queue& q : s.queues.span()) s.owners.queues.push_back(&q);
+  s.per_interface = per_interface;
+}
+
+// The redirect program on each interface, then each queue's XSKMAP slot: the fill rings are
+// primed by now, so no frame arrives at a socket with nothing to receive into.
+void attach_programs(Port::State& s, const std::vector<std::string>& interfaces) {
+  if (!s.config.receive) return;
+  std::size_t i = 0;
+  for (const std::string& interface : interfaces) {
+    auto program = std::make_unique<XskProgram>(XskProgramConfig{
+        .interface = interface,
+        .mode = s.config.attach,
+        .fallback = s.config.unbound_queues,
+        .replace = s.config.replace_program});
+    for (std::size_t k = 0; k < s.per_interface; ++k, ++i) {
+      Queue& q = s.queues.span()[i];
+      program->insert(q.id(), q.fd());
+    }
+    s.programs.push_back(std::move(program));
+  }
+}
+
+Port open_on(const std::vector<std::string>& interfaces, const PortConfig& config) {
+  for (const std::string& interface : interfaces) {
+    try {
+      validate(config);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(interface + ": " + e.what());
+    }
+    interface_index(interface);  // "interface X does not exist"
+  }
+  const std::vector<std::uint32_t> queues = queue_list(interfaces.front(), config);
+  for (std::size_t i = 1; i < interfaces.size(); ++i) {
+    queue_list(interfaces[i], PortConfig{.queues = queues});
+  }
+  auto state = std::make_unique<Port::State>();
+  state->config = config;
+  const bool shared = config.shared_umem || interfaces.size() > 1;
+  bind_with_retry(*state, interfaces, queues, shared);
+  make_queues(*state, queues.size(), shared);
+  attach_programs(*state, interfaces);
+  return Port::from_state(std::move(state));
+}
+
+}  // namespace
+
+void check_queues(std::string_view interface_view, std::span<const std::uint32_t> queues) {
+  const std::string interface(interface_view);
+  interface_index(interface);  // "interface X does not exist"
+  const std::uint32_t count = interface_rx_queues(interface);
+  for (const std::uint32_t q : queues) {
+    if (count != 0 && q >= count) {
+      throw std::invalid_argument("queues: " + interface + " has " + std::to_string(count) +
+                                  " rx queue(s), so queue " + std::to_string(q) +
+                                  " does not exist");
+    }
+  }
+}
+
+void validate(const PortConfig& c) {
+  if (c.frames_per_queue == 0) throw std::invalid_argument("frames_per_queue: must be at least 1");
+  if (!c.receive && !c.transmit) {
+    throw std::invalid_argument("receive, transmit: a port must do at least one");
+  }
+  validate(umem_config(c, 1));
+  validate(socket_config(c, "port", 0));
+}
+
+Port Port::open(std::string_view interface, const PortConfig& config) {
+  return open_on({std::string(interface)}, config);
+}
+
+Port Port::open_pair(std::string_view a, std::string_view b, const PortConfig& config) {
+  if (a == b) throw std::invalid_argument("open_pair: a and b are the same interface");
+  return open_on({std::string(a), std::string(b)}, config);
+}
+
+Port Port::from_state(std::unique_ptr<State> state) noexcept { return Port(std::move(state)); }
+Port::Port(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
+Port::Port(Port&&) noexcept = default;
+Port& Port::operator=(Port&&) noexcept = default;
+Port::~Port() = default;
+
+std::span<Queue> Port::queues() noexcept { return state_->queues.span(); }
+
+Queue& Port::queue(std::uint32_t id) {
+  for (std::size_t i = 0; i < state_->per_interface; ++i) {
+    Queue& q = state_->queues.span()[i];
+    if (q.id() == id) return q;
+  }
+  throw std::out_of_range("queue " + std::to_string(id) + " is not open on this port");
+}
+
+XskProgram* Port::program(std::size_t i) noexcept {
+  return i < state_->programs.size() ? state_->programs[i].get() : nullptr;
+}
+
+bool Port::zero_copy() const noexcept {
+  return !state_->sockets.empty() && state_->sockets.front()->zero_copy();
+}
+
+const PortConfig& Port::config() const noexcept { return state_->config; }
+
+}  // namespace afxdp

@@ -1,0 +1,394 @@
+// Queue's cold half: set-up, completions, kicks, waiting, TxBatch and FrameRef. The per-frame
+// loops are in queue.hpp so that handlers inline into them.
+#include <afxdp/detail/loopback_hooks.hpp>
+#include <afxdp/queue.hpp>
+#include <afxdp/socket.hpp>
+
+#include "frame_owners.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <poll.h>
+#include <sys/socket.h>
+#include <thread>
+#include <vector>
+
+namespace afxdp {
+
+Queue::Queue(const detail::QueueSetup& s)
+    : rx_(s.rx),
+      tx_(s.tx),
+      fill_(s.fill),
+      completion_(s.completion),
+      area_(s.area),
+      chunk_mask_(s.unaligned ? std::uint64_t{XSK_UNALIGNED_BUF_ADDR_MASK}
+                              : ~(std::uint64_t{s.frame_size} - 1)),
+      first_(s.first),
+      span_(std::uint64_t{s.frames} * s.frame_size),
+      frame_size_(s.frame_size),
+      unaligned_(s.unaligned),
+      need_wakeup_(s.need_wakeup),
+      busy_poll_(s.busy_poll),
+      // Copy mode sends only when kicked: once per few batches, and whenever rx runs dry.
+      kick_at_(s.tx != nullptr ? std::min(s.tx->size() / 4, 4 * default_batch) : 0),
+      frames_count_(s.frames),
+      pool_(s.frames, s.frame_size, s.first),
+      ledger_(s.frames, s.frame_size),
+      fd_(s.fd),
+      id_(s.id),
+      interface_(s.interface),
+      socket_(s.socket),
+      umem_(s.umem),
+      owners_(s.owners),
+      loopback_(s.loopback) {
+  // Lend the kernel its frames before any XSKMAP slot points here (Port inserts afterwards).
+  std::uint32_t lend = std::min({s.fill_frames, s.frames, s.rx != nullptr ? fill_->size() : 0U});
+  lend = fill_->reserve(lend);
+  for (std::uint32_t i = 0; i < lend; ++i) {
+    fill_->at(i) = pool_.take();
+    record(fill_->at(i), FramePlace::free, FramePlace::fill);
+  }
+  fill_->submit(lend);
+  fill_side_ = lend;
+  fill_target_ = lend;
+}
+
+void Queue::complete_slow(std::uint32_t n) noexcept {
+  std::array<std::uint64_t, max_batch> foreign;
+  while (n != 0) {
+    // A completion for more frames than are in flight is the peer's error: never recycled.
+    const std::uint32_t valid = std::min(n, tx_in_flight_);
+    std::uint32_t own = 0;
+    std::uint32_t others = 0;
+    for (std::uint32_t i = 0; i < valid; ++i) {
+      const std::uint64_t chunk = chunk_of(completion_->at(i));
+      if (mine(chunk)) [[likely]] {
+        chunks_[own++] = chunk;
+      } else {
+        foreign[others++] = chunk;
+      }
+    }
+    completion_->release(n);
+    tx_in_flight_ -= valid;
+    const std::uint32_t own_valid = std::min(own, tx_out_);
+    tx_out_ -= own_valid;
+    recycle_chunks(chunks_.data(), own_valid, FramePlace::tx);
+    std::uint32_t refused = (n - valid) + (own - own_valid);
+    // The other queue's frames (forward()) go back to it, in runs of one owner.
+    for (std::uint32_t i = 0; i < others;) {
+      Queue* owner = owners_ != nullptr ? owners_->owner_of(foreign[i]) : nullptr;
+      std::uint32_t run = 1;
+      while (i + run < others && owners_ != nullptr && owners_->owner_of(foreign[i + run]) == owner) {
+        ++run;
+      }
+      if (owner != nullptr && owner != this) {
+        owner->take_back(&foreign[i], run);
+      } else {
+        refused += run;
+      }
+      i += run;
+    }
+    detail::QueueCounters::add(counters_.sent, valid);
+    if (refused != 0) detail::QueueCounters::add(counters_.refused, refused);
+    n = completion_->peek(max_batch);
+  }
+}
+
+void Queue::top_up_fill() noexcept {
+  std::uint32_t n = std::min(fill_target_ - fill_side_, pool_.available());
+  n = std::min(n, fill_->free_slots(n));
+  fill_->reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    fill_->at(i) = pool_.take();
+    record(fill_->at(i), FramePlace::free, FramePlace::fill);
+  }
+  fill_->submit(n);
+  fill_side_ += n;
+}
+
+void Queue::take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept {
+  n = std::min(n, tx_out_);
+  tx_out_ -= n;
+  recycle_chunks(chunks, n, FramePlace::tx);
+}
+
+void Queue::idle_turn() noexcept {
+  detail::QueueCounters::add(counters_.empty_turns, 1);
+  if (fill_side_ < fill_target_ && pool_.available() != 0) top_up_fill();
+  // Frames still waiting on the tx ring need a kick (copy mode sends only then).
+  if (tx_in_flight_ != 0 && tx_->outstanding() != 0) kick_if_asked();
+  if (fill_->needs_wakeup()) wake_rx();
+}
+
+std::uint32_t Queue::hold_back(std::uint32_t n, std::uint32_t room) noexcept {
+  rx_->cancel(n - room);
+  detail::QueueCounters::add(counters_.tx_full, 1);
+  kick_tx();
+  return room;
+}
+
+bool Queue::copy_in(const Frame& frame, xdp_desc& slot) noexcept {
+  if (pool_.available() == 0 || frame.size() > frame_size_) return false;
+  const std::uint64_t chunk = pool_.take();
+  std::memcpy(area_ + chunk, frame.data().data(), frame.size());
+  slot = xdp_desc{chunk, frame.size(), 0};
+  record(chunk, FramePlace::free, FramePlace::tx);
+  ++tx_out_;
+  return true;
+}
+
+bool Queue::rx_ready() noexcept {
+  if (rx_ == nullptr) return false;
+  const std::uint32_t n = rx_->peek(1);
+  rx_->cancel(n);
+  return n != 0;
+}
+
+void Queue::wake_result(int error) noexcept {
+  const WakeStatus status{error};
+  if (!status.transient()) error_ = error;
+}
+
+void Queue::kick_if_asked() noexcept {
+  if (!need_wakeup_ || tx_->needs_wakeup()) kick_tx();
+}
+
+void Queue::kick_tx() noexcept {
+  detail::QueueCounters::add(counters_.wakeups, 1);
+  if (loopback_ != nullptr) return detail::loopback_kick_tx(*loopback_, id_);
+  wake_result(::sendto(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, 0) >= 0 ? 0 : errno);
+}
+
+void Queue::wake_rx() noexcept {
+  detail::QueueCounters::add(counters_.wakeups, 1);
+  if (loopback_ != nullptr) return detail::loopback_wake_rx(*loopback_, id_);
+  wake_result(::recvfrom(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, nullptr) >= 0 ? 0 : errno);
+}
+
+int Queue::poll(short events, int timeout_ms) noexcept {
+  detail::QueueCounters::add(counters_.polls, 1);
+  if (loopback_ != nullptr) {
+    // No timing model: the loopback's state changes only when the test acts, so do not sleep.
+    std::this_thread::yield();
+    return rx_ready() ? POLLIN : 0;
+  }
+  pollfd entry{fd_, events, 0};
+  const int rc = ::poll(&entry, 1, timeout_ms);
+  if (rc < 0) {
+    wake_result(errno);
+    return 0;
+  }
+  return rc == 0 ? 0 : entry.revents;
+}
+
+void Queue::flush() noexcept {
+  if (tx_ != nullptr && tx_->outstanding() != 0) kick_tx();
+}
+
+bool Queue::drain(std::chrono::milliseconds timeout) noexcept {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (tx_in_flight_ != 0) complete();
+    if (tx_in_flight_ == 0) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    if (tx_->outstanding() != 0) {
+      kick_tx();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
+bool Queue::wait(std::chrono::milliseconds timeout) noexcept {
+  if (tx_ != nullptr && tx_in_flight_ != 0) {
+    if (tx_->outstanding() != 0) {
+      kick_tx();
+      return true;
+    }
+    if (rx_ == nullptr) {  // sending only: what can come is completions
+      if (completion_->peek(1) != 0) {
+        completion_->cancel(1);
+        return true;
+      }
+      if (timeout.count() == 0) {
+        IdleWait::yield();
+        return false;
+      }
+      return poll(POLLOUT, static_cast<int>(timeout.count())) != 0;
+    }
+  }
+  if (rx_ == nullptr) return false;
+  if (rx_ready()) return true;
+  if (busy_poll_) {  // recvfrom() runs the driver's NAPI poll here
+    wake_rx();
+    return rx_ready();
+  }
+  while (!idle_.give_up_cpu()) {
+    if (rx_ready()) return true;
+  }
+  if (timeout.count() == 0) {
+    IdleWait::yield();
+    return rx_ready();
+  }
+  return (poll(POLLIN, static_cast<int>(timeout.count())) & POLLIN) != 0;
+}
+
+bool wait_any(std::span<Queue* const> queues, std::chrono::milliseconds timeout) noexcept {
+  if (queues.empty()) return false;
+  if (queues.size() == 1) return queues[0]->wait(timeout);
+  bool ready = false;
+  for (Queue* q : queues) {
+    if (q->tx_ != nullptr && q->tx_in_flight_ != 0 && q->tx_->outstanding() != 0) {
+      q->kick_tx();
+      ready = true;
+    }
+    ready = ready || q->rx_ready();
+  }
+  if (ready) return true;
+  IdleWait& idle = queues[0]->idle_;
+  while (!idle.give_up_cpu()) {
+    for (Queue* q : queues) {
+      if (q->rx_ready()) return true;
+    }
+  }
+  if (timeout.count() == 0 || queues[0]->loopback_ != nullptr) {
+    IdleWait::yield();
+    return std::any_of(queues.begin(), queues.end(), [](Queue* q) { return q->rx_ready(); });
+  }
+  std::vector<pollfd> fds;
+  fds.reserve(queues.size());
+  for (Queue* q : queues) fds.push_back({q->fd_, POLLIN, 0});
+  for (Queue* q : queues) detail::QueueCounters::add(q->counters_.polls, 1);
+  return ::poll(fds.data(), fds.size(), static_cast<int>(timeout.count())) > 0;
+}
+
+QueueStats Queue::stats() const {
+  const auto& c = counters_;
+  const auto get = [](const std::atomic<std::uint64_t>& v) {
+    return v.load(std::memory_order_relaxed);
+  };
+  QueueStats s{get(c.received), get(c.sent),    get(c.dropped),     get(c.forwarded),
+               get(c.tx_full),  get(c.wakeups), get(c.polls),       get(c.empty_turns),
+               get(c.refused),  get(c.abandoned), {}};
+  if (loopback_ != nullptr) {
+    s.kernel = detail::loopback_statistics(*loopback_, id_);
+  } else if (socket_ != nullptr) {
+    s.kernel = socket_->statistics();
+  }
+  return s;
+}
+
+// ---- Sending what the application built ----
+
+TxBatch Queue::allocate(std::uint32_t n) {
+  if (batch_open_ || tx_ == nullptr) return TxBatch(nullptr, tx_frames_.data(), 0);
+  if (tx_in_flight_ != 0) complete();
+  n = std::min({n, max_batch, pool_.available()});
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint64_t chunk = pool_.take();
+    tx_frames_[i] = Frame(area_ + chunk, chunk, 0, frame_size_, 0);
+    record(chunk, FramePlace::free, FramePlace::application);
+  }
+  batch_open_ = true;
+  return TxBatch(this, tx_frames_.data(), n);
+}
+
+std::uint32_t TxBatch::send(std::uint32_t count) {
+  if (queue_ == nullptr) return 0;
+  Queue& q = *queue_;
+  std::uint32_t n = std::min(count, size());
+  if (const std::uint32_t room = q.tx_->free_slots(n); room < n) {
+    detail::QueueCounters::add(q.counters_.tx_full, 1);
+    q.kick_tx();
+    n = std::min(n, q.tx_->free_slots(n));
+  }
+  q.tx_->reserve(n);
+  std::uint32_t sent = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Frame& f = frames_[next_ + i];
+    // The kernel skips an empty descriptor and never completes it: the frame would be lost.
+    if (f.size() == 0) [[unlikely]] {
+      q.pool_.give(f.address());
+      q.record(f.address(), FramePlace::application, FramePlace::free);
+      detail::QueueCounters::add(q.counters_.refused, 1);
+      continue;
+    }
+    q.tx_->at(sent++) = xdp_desc{f.address(), f.size(), 0};
+    q.record(f.address(), FramePlace::application, FramePlace::tx);
+  }
+  q.tx_->cancel(n - sent);
+  q.tx_->submit(sent);
+  q.tx_in_flight_ += sent;
+  q.tx_out_ += sent;
+  next_ += n;
+  if (sent != 0) q.after_send();
+  return n;
+}
+
+TxBatch::~TxBatch() {
+  if (queue_ != nullptr) queue_->end_batch(*this);
+}
+
+void Queue::end_batch(TxBatch& batch) noexcept {
+  for (std::uint32_t i = batch.next_; i < batch.count_; ++i) {
+    pool_.give(batch.frames_[i].address());
+    record(batch.frames_[i].address(), FramePlace::application, FramePlace::free);
+  }
+  batch_open_ = false;
+}
+
+// ---- Frames kept past the handler ----
+
+FrameRef Queue::keep(Frame& frame) noexcept {
+  frame.kept_ = true;
+  ++held_;
+  return FrameRef(this, frame);
+}
+
+bool Queue::send(FrameRef&& ref) noexcept {
+  Queue* owner = ref.queue_;
+  if (owner == nullptr || tx_ == nullptr || owner->area_ != area_) return false;
+  if (tx_->reserve(1) != 1) {
+    kick_tx();
+    return false;
+  }
+  tx_->at(0) = xdp_desc{ref.frame_.address(), ref.frame_.size(), 0};
+  tx_->submit(1);
+  ++tx_in_flight_;
+  --owner->held_;
+  ++owner->tx_out_;
+  owner->record(owner->chunk_of(ref.frame_.address()), FramePlace::application, FramePlace::tx);
+  ref.queue_ = nullptr;
+  after_send();
+  return true;
+}
+
+void Queue::recycle(FrameRef&& ref) noexcept {
+  Queue* owner = ref.queue_;
+  if (owner == nullptr) return;
+  ref.queue_ = nullptr;
+  const std::uint64_t chunk = owner->chunk_of(ref.frame_.address());
+  --owner->held_;
+  owner->recycle_chunks(&chunk, 1, FramePlace::application);
+}
+
+void Queue::abandon(FrameRef& ref) noexcept {
+  detail::QueueCounters::add(counters_.abandoned, 1);
+  recycle(std::move(ref));
+}
+
+FrameRef& FrameRef::operator=(FrameRef&& other) noexcept {
+  if (this != &other) {
+    if (queue_ != nullptr) queue_->abandon(*this);
+    queue_ = std::exchange(other.queue_, nullptr);
+    frame_ = other.frame_;
+  }
+  return *this;
+}
+
+FrameRef::~FrameRef() {
+  if (queue_ != nullptr) queue_->abandon(*this);
+}
+
+}  // namespace afxdp

@@ -1,0 +1,176 @@
+#include <afxdp/run.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <optional>
+#include <pthread.h>
+#include <sched.h>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+
+namespace afxdp {
+namespace {
+
+// A lock-free atomic is safe to store from a signal handler.
+std::atomic<int> caught_signal{0};
+
+void on_stop_signal(int signal) { caught_signal.store(signal, std::memory_order_relaxed); }
+
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+// Threads started while this lives inherit SIGINT and SIGTERM blocked; the caller's mask comes
+// back with it.
+class BlockStopSignals {
+ public:
+  BlockStopSignals() {
+    const sigset_t set = stop_signals();
+    pthread_sigmask(SIG_BLOCK, &set, &previous_);
+  }
+  BlockStopSignals(const BlockStopSignals&) = delete;
+  BlockStopSignals& operator=(const BlockStopSignals&) = delete;
+  ~BlockStopSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+ private:
+  sigset_t previous_{};
+};
+
+// A queue's failure as the one error run_per_queue throws: it names the interface and queue.
+std::system_error queue_failure(const Queue& queue, std::exception_ptr error) {
+  const std::string where = queue.name() + ": ";
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::system_error& e) {
+    return std::system_error(e.code(), where + e.what());
+  } catch (const std::exception& e) {
+    return std::system_error(std::make_error_code(std::errc::io_error), where + e.what());
+  } catch (...) {
+    return std::system_error(std::make_error_code(std::errc::io_error), where + "unknown error");
+  }
+}
+
+std::vector<unsigned> cpus_for(const RunConfig& config) {
+  const std::vector<unsigned> usable = usable_cpus();
+  for (const unsigned cpu : config.cpus) {
+    if (std::find(usable.begin(), usable.end(), cpu) == usable.end()) {
+      throw std::invalid_argument("cpus: CPU " + std::to_string(cpu) + " is not usable");
+    }
+  }
+  if (!config.cpus.empty()) return config.cpus;
+  return usable.empty() ? std::vector<unsigned>{0} : usable;
+}
+
+}  // namespace
+
+SignalStop::SignalStop() {
+  caught_signal.store(0, std::memory_order_relaxed);
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, &previous_int_);
+  sigaction(SIGTERM, &action, &previous_term_);
+  // One held pending by a parent that started us with them blocked is delivered now.
+  const sigset_t set = stop_signals();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+SignalStop::~SignalStop() {
+  sigaction(SIGINT, &previous_int_, nullptr);
+  sigaction(SIGTERM, &previous_term_, nullptr);
+}
+
+bool SignalStop::requested() const noexcept { return signal() != 0; }
+int SignalStop::signal() const noexcept { return caught_signal.load(std::memory_order_relaxed); }
+
+std::vector<unsigned> usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<unsigned> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (unsigned cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+bool pin_to_cpu(unsigned cpu) noexcept {
+  if (cpu >= CPU_SETSIZE) return false;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+namespace detail {
+
+void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::stop_token)>& body,
+                const RunConfig& config) {
+  const std::vector<unsigned> cpus = cpus_for(config);
+  std::optional<SignalStop> signals;
+  if (config.stop_on_signals) signals.emplace();
+  std::stop_source stop;
+  std::vector<std::exception_ptr> errors(queues.size());
+  std::atomic<std::size_t> finished{0};
+  std::exception_ptr start_error;
+  {
+    std::vector<std::jthread> threads;
+    // Declared after the threads: requests the stop before they are joined, on any way out.
+    struct StopFirst {
+      std::stop_source& stop;
+      ~StopFirst() { stop.request_stop(); }
+    } stop_first{stop};
+    {
+      const BlockStopSignals blocked;
+      for (std::size_t i = 0; i < queues.size(); ++i) {
+        const unsigned cpu = cpus[i % cpus.size()];
+        try {
+          threads.emplace_back([&, i, cpu] {
+            try {
+              if (config.pin) pin_to_cpu(cpu);
+              body(queues[i], stop.get_token());
+              if (queues[i].error() != 0) {
+                throw std::system_error(queues[i].error(), std::generic_category(), "wake-up failed");
+              }
+            } catch (...) {
+              errors[i] = std::current_exception();
+              stop.request_stop();
+            }
+            finished.fetch_add(1, std::memory_order_release);
+          });
+        } catch (const std::system_error& e) {
+          start_error = std::make_exception_ptr(std::system_error(
+              e.code(), "cannot start the thread for " + queues[i].name()));
+          break;
+        }
+      }
+    }
+    const auto tick = config.tick.count() > 0 ? config.tick : std::chrono::milliseconds(100);
+    auto next_tick = std::chrono::steady_clock::now() + tick;
+    while (!start_error && !stop.stop_requested() &&
+           finished.load(std::memory_order_acquire) < queues.size()) {
+      if (signals && signals->requested()) break;
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= next_tick) {
+        if (config.on_tick && !config.on_tick()) break;
+        next_tick += tick;
+        if (next_tick < now) next_tick = now + tick;  // after a stall: one tick, not a burst
+      }
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(next_tick - now, std::chrono::milliseconds(20)));
+    }
+  }
+  if (start_error) std::rethrow_exception(start_error);
+  for (std::size_t i = 0; i < queues.size(); ++i) {
+    if (errors[i]) throw queue_failure(queues[i], errors[i]);
+  }
+}
+
+}  // namespace detail
+}  // namespace afxdp

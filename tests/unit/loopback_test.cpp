@@ -1,0 +1,105 @@
+// testing::Loopback itself: what it counts, where the kernel counts it, and what it refuses.
+#include <afxdp/queue.hpp>
+#include <afxdp/testing/loopback.hpp>
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using afxdp::Frame;
+using afxdp::Verdict;
+using afxdp::testing::Loopback;
+
+std::vector<std::byte> bytes_of(std::size_t size, unsigned char fill) {
+  return std::vector<std::byte>(size, std::byte{fill});
+}
+
+TEST(Loopback, SendBackComesOutByteForByte) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 32});
+  afxdp::Queue& q = lb.port().queues()[0];
+  std::vector<std::vector<std::byte>> in;
+  for (unsigned char i = 0; i < 20; ++i) {
+    in.push_back(bytes_of(60 + i, i));
+    ASSERT_TRUE(lb.inject(0, in.back()));
+  }
+  EXPECT_EQ(q.serve([](Frame&) { return Verdict::send_back; }), 20U);
+  q.flush();
+  EXPECT_EQ(lb.transmitted(0), in);
+}
+
+TEST(Loopback, FramesBeyondTheRingsAreCountedWhereTheKernelCountsThem) {
+  // 8 frames, all on the fill ring; rx holds 8 too.
+  Loopback lb({.frames_per_queue = 8, .ring_size = 8});
+  std::uint32_t accepted = 0;
+  for (int i = 0; i < 11; ++i) accepted += lb.inject(0, bytes_of(64, 1)) ? 1U : 0U;
+  EXPECT_EQ(accepted, 8U);
+  const afxdp::XdpStatistics s = lb.statistics(0);
+  EXPECT_EQ(s.rx_fill_ring_empty_descs, 3U);
+  EXPECT_EQ(s.rx_dropped, 3U);
+  EXPECT_EQ(s.rx_ring_full, 0U);
+  EXPECT_FALSE(lb.inject(0, bytes_of(4096, 1)));  // longer than the frame less its headroom
+  EXPECT_EQ(lb.statistics(0).rx_dropped, 4U);
+}
+
+TEST(Loopback, RxFullKeepsTheBufferForTheNextFrame) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 4, .fill_size = 8});
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, bytes_of(64, 1)));
+  EXPECT_FALSE(lb.inject(0, bytes_of(64, 2)));
+  EXPECT_EQ(lb.statistics(0).rx_ring_full, 1U);
+  EXPECT_EQ(lb.statistics(0).rx_fill_ring_empty_descs, 0U);
+}
+
+TEST(Loopback, TxMovesOnlyWhenKicked) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 32, .tx_budget = 32});
+  afxdp::Queue& q = lb.port().queues()[0];
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(lb.inject(0, bytes_of(64, 1)));
+  // Fewer than the queue's kick threshold: serve leaves them on tx without a kick.
+  q.serve([](Frame&) { return Verdict::send_back; });
+  EXPECT_EQ(lb.kicks(0), 0U);
+  EXPECT_TRUE(lb.transmitted(0).empty());
+  q.flush();
+  EXPECT_EQ(lb.kicks(0), 1U);
+  EXPECT_EQ(lb.transmitted(0).size(), 3U);
+}
+
+// The kernel skips an empty tx descriptor (xp_aligned_validate_desc) and never completes it, so
+// a Queue never submits one: the frame goes back to the pool, counted as refused.
+TEST(Loopback, AnEmptyFrameIsNeverSubmitted) {
+  Loopback lb({.frames_per_queue = 32, .ring_size = 16});
+  afxdp::Queue& q = lb.port().queues()[0];
+  const std::uint32_t free_before = q.account().free;
+  {
+    afxdp::TxBatch batch = q.allocate(2);
+    ASSERT_EQ(batch.size(), 2U);
+    ASSERT_TRUE(batch[1].resize(64));
+    EXPECT_EQ(batch.send(2), 2U);
+  }
+  q.flush();
+  EXPECT_EQ(lb.transmitted(0).size(), 1U);
+  EXPECT_EQ(lb.statistics(0).tx_invalid_descs, 0U);
+  EXPECT_EQ(q.stats().refused, 1U);
+  EXPECT_TRUE(q.drain(std::chrono::milliseconds(1000)));
+  EXPECT_EQ(q.account().free, free_before);
+}
+
+TEST(Loopback, SizesThePortRefusesAreRefusedNamingTheField) {
+  const auto message = [](const afxdp::testing::LoopbackConfig& c) {
+    try {
+      Loopback lb(c);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message({.ring_size = 1000}).find("power of two"), std::string::npos);
+  EXPECT_NE(message({.frame_size = 3000}).find("frame_size"), std::string::npos);
+  EXPECT_NE(message({.queues = 0}).find("queues"), std::string::npos);
+  EXPECT_NE(message({.frames_per_queue = 0}).find("frames_per_queue"), std::string::npos);
+  EXPECT_EQ(message({.frames_per_queue = 16, .ring_size = 16}), "accepted");
+}
+
+}  // namespace

@@ -1,0 +1,279 @@
+// The Queue's invariants, on testing::Loopback (the kernel's side of the rings in memory): no
+// frame lost or lent twice whatever the kernel does, and every frame accounted for after every
+// call.
+#include <afxdp/queue.hpp>
+#include <afxdp/testing/loopback.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+namespace {
+
+using afxdp::Frame;
+using afxdp::Queue;
+using afxdp::Verdict;
+using afxdp::testing::Loopback;
+using afxdp::testing::LoopbackConfig;
+using namespace std::chrono_literals;
+
+std::vector<std::byte> packet(std::uint32_t sequence, std::size_t size = 64) {
+  std::vector<std::byte> bytes(size);
+  for (std::size_t i = 0; i < size; ++i) bytes[i] = std::byte(static_cast<unsigned char>(sequence + i));
+  std::memcpy(bytes.data(), &sequence, sizeof sequence);
+  return bytes;
+}
+
+// Every frame is in one place, and the debug ledger (dev builds) saw no impossible move.
+void expect_accounted(const Queue& q) {
+  EXPECT_EQ(q.account().total(), q.frames());
+  EXPECT_EQ(q.ledger().errors(), 0U) << q.ledger().first_error();
+  if constexpr (afxdp::FrameLedger::enabled) {
+    EXPECT_EQ(q.ledger().total(), q.frames());
+  }
+}
+
+const auto echo = [](Frame&) { return Verdict::send_back; };
+
+TEST(Queue, PrimesTheFillRingWithItsShareAndKeepsTheRestFree) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 32});
+  Queue& q = lb.port().queues()[0];
+  EXPECT_EQ(q.account().fill, 32U);
+  EXPECT_EQ(q.account().free, 32U);
+  expect_accounted(q);
+}
+
+TEST(Queue, TxFullLeavesFramesOnRxAndLosesNone) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  std::uint32_t injected = 0;
+  for (std::uint32_t i = 0; i < 16; ++i) injected += lb.inject(0, packet(i)) ? 1U : 0U;
+  ASSERT_EQ(injected, 16U);
+  // Nobody collects what is sent: tx (16 slots) fills, and its completions never come.
+  std::uint32_t served = 0;
+  for (int turn = 0; turn < 10; ++turn) {
+    served += q.serve(echo);
+    expect_accounted(q);
+    for (std::uint32_t i = 0; i < 4; ++i) injected += lb.inject(0, packet(100 + i)) ? 1U : 0U;
+  }
+  EXPECT_GT(q.stats().tx_full, 0U);
+  // Now the wire drains: every frame taken off rx went out once, and every one comes home.
+  std::size_t sent = 0;
+  for (int turn = 0; turn < 50; ++turn) {
+    q.serve(echo);
+    q.flush();
+    sent += lb.transmitted(0).size();
+    expect_accounted(q);
+  }
+  EXPECT_EQ(sent, injected);
+  EXPECT_EQ(q.stats().sent, injected);
+  EXPECT_EQ(q.account().tx, 0U);
+  EXPECT_EQ(q.account().fill + q.account().free, 64U);
+}
+
+TEST(Queue, RxFullIsCountedWhereTheKernelCountsIt) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 8, .fill_size = 16});
+  Queue& q = lb.port().queues()[0];
+  std::uint32_t accepted = 0;
+  for (std::uint32_t i = 0; i < 12; ++i) accepted += lb.inject(0, packet(i)) ? 1U : 0U;
+  EXPECT_EQ(accepted, 8U);
+  EXPECT_EQ(lb.statistics(0).rx_ring_full, 4U);
+  std::uint32_t seen = 0;
+  q.receive([&](std::span<Frame> frames) { seen += static_cast<std::uint32_t>(frames.size()); });
+  EXPECT_EQ(seen, 8U);
+  expect_accounted(q);
+  EXPECT_EQ(q.stats().kernel.rx_ring_full, 4U);
+}
+
+// The kernel publishes rx before it moves the fill consumer: a frame taken off rx may find no
+// room on the fill ring. It waits in the pool and goes back as soon as there is room.
+TEST(Queue, RxPublishedBeforeTheFillConsumerMovesLosesNoFrame) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  lb.hold_fill_consumer(true);
+  for (std::uint32_t i = 0; i < 16; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  EXPECT_EQ(q.receive([](std::span<Frame>) {}), 16U);
+  expect_accounted(q);
+  EXPECT_EQ(q.account().free, 16U);  // no room on fill yet: none lost, none lent twice
+  EXPECT_FALSE(lb.inject(0, packet(99)));  // the kernel sees an empty fill ring
+  lb.hold_fill_consumer(false);
+  EXPECT_EQ(q.receive([](std::span<Frame>) {}), 0U);  // an idle turn tops the fill ring up
+  expect_accounted(q);
+  EXPECT_EQ(q.account().fill, 16U);
+  for (std::uint32_t i = 0; i < 16; ++i) EXPECT_TRUE(lb.inject(0, packet(i)));
+}
+
+TEST(Queue, ForwardsAMillionFramesOneWayWithoutStarvingTheLender) {
+  Loopback lb({.queues = 2, .frames_per_queue = 256, .ring_size = 128, .tx_budget = 64,
+               .shared_umem = true});
+  Queue& in = lb.port().queues()[0];
+  Queue& out = lb.port().queues()[1];
+  const auto forward = [](Frame&) { return Verdict::forward; };
+  std::uint64_t injected = 0, sent = 0;
+  while (injected < 1'000'000) {
+    for (int i = 0; i < 64 && lb.inject(0, packet(static_cast<std::uint32_t>(injected))); ++i) {
+      ++injected;
+    }
+    in.forward(out, forward);
+    sent += lb.transmitted(1).size();
+    ASSERT_EQ(in.account().total(), in.frames());
+    ASSERT_EQ(out.account().total(), out.frames());
+  }
+  for (int turn = 0; turn < 100 && sent < injected; ++turn) {
+    in.forward(out, forward);
+    sent += lb.transmitted(1).size();
+  }
+  EXPECT_EQ(sent, injected);
+  EXPECT_EQ(lb.statistics(0).rx_fill_ring_empty_descs, 0U);  // the lender never ran dry
+  EXPECT_EQ(in.stats().forwarded, injected);
+  EXPECT_EQ(out.account().free + out.account().fill, out.frames());  // out lent nothing
+  expect_accounted(in);
+  expect_accounted(out);
+}
+
+TEST(Queue, ForwardWithoutASharedUmemCopiesAndLosesNothing) {
+  Loopback lb({.queues = 2, .frames_per_queue = 64, .ring_size = 32});
+  Queue& in = lb.port().queues()[0];
+  Queue& out = lb.port().queues()[1];
+  for (std::uint32_t i = 0; i < 20; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  in.forward(out, [](Frame&) { return Verdict::forward; });
+  out.flush();
+  const auto wire = lb.transmitted(1);
+  ASSERT_EQ(wire.size(), 20U);
+  for (std::uint32_t i = 0; i < 20; ++i) EXPECT_EQ(wire[i], packet(i));
+  out.receive([](std::span<Frame>) {});  // collects the completions
+  expect_accounted(in);
+  expect_accounted(out);
+  EXPECT_EQ(out.account().tx, 0U);
+}
+
+TEST(Queue, AnAbandonedFrameRefIsCountedAndItsFrameReturned) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  ASSERT_TRUE(lb.inject(0, packet(1)));
+  ASSERT_TRUE(lb.inject(0, packet(2)));
+  std::vector<afxdp::FrameRef> kept;
+  q.serve([&](Frame& f) {
+    kept.push_back(q.keep(f));
+    return Verdict::drop;  // ignored: the frame is kept
+  });
+  EXPECT_EQ(q.account().held, 2U);
+  expect_accounted(q);
+  EXPECT_TRUE(q.send(std::move(kept[0])));
+  EXPECT_FALSE(kept[0]);
+  kept.clear();  // the second is abandoned
+  EXPECT_EQ(q.stats().abandoned, 1U);
+  EXPECT_EQ(q.account().held, 0U);
+  q.flush();
+  const auto wire = lb.transmitted(0);
+  ASSERT_EQ(wire.size(), 1U);
+  EXPECT_EQ(wire[0], packet(1));
+  q.receive([](std::span<Frame>) {});
+  expect_accounted(q);
+  EXPECT_EQ(q.account().tx, 0U);
+}
+
+TEST(Queue, CopyModeKicksGoOnWhileTxIsOutstandingAndRxIsEmpty) {
+  Loopback lb({.frames_per_queue = 128, .ring_size = 64, .tx_budget = 4});
+  Queue& q = lb.port().queues()[0];
+  for (std::uint32_t i = 0; i < 40; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  q.serve(echo);  // 40 on tx; each kick sends 4
+  std::size_t sent = lb.transmitted(0).size();
+  for (int turn = 0; turn < 20; ++turn) {
+    EXPECT_EQ(q.serve(echo), 0U);  // rx is empty
+    sent += lb.transmitted(0).size();
+  }
+  EXPECT_EQ(sent, 40U);
+  EXPECT_GE(lb.kicks(0), 10U);
+}
+
+TEST(Queue, WaitNeverSleepsWithFramesToKick) {
+  Loopback lb({.frames_per_queue = 128, .ring_size = 64, .tx_budget = 4});
+  Queue& q = lb.port().queues()[0];
+  for (std::uint32_t i = 0; i < 8; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  q.serve(echo);
+  const std::uint64_t kicks = lb.kicks(0);
+  // tx still holds frames (4 go per kick): wait() kicks and says there is work, at once.
+  EXPECT_TRUE(q.wait(10'000ms));
+  EXPECT_GT(lb.kicks(0), kicks);
+  EXPECT_EQ(q.stats().polls, 0U);
+}
+
+TEST(Queue, ADescriptorOutsideTheUmemIsRefusedCountedAndNeverRecycled) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  ASSERT_TRUE(lb.inject_descriptor(0, xdp_desc{1ULL << 40, 64, 0}));
+  ASSERT_TRUE(lb.inject_descriptor(0, xdp_desc{4096 * 15 + 4000, 200, 0}));  // crosses the end
+  bool called = false;
+  q.serve([&](Frame&) {
+    called = true;
+    return Verdict::send_back;
+  });
+  EXPECT_FALSE(called);
+  EXPECT_EQ(q.stats().refused, 2U);
+  expect_accounted(q);
+  q.flush();
+  EXPECT_TRUE(lb.transmitted(0).empty());
+  // Nothing bogus went onto the fill ring: every later receive lands in a real frame.
+  for (std::uint32_t i = 0; i < 14; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  EXPECT_EQ(lb.statistics(0).rx_invalid_descs, 0U);
+}
+
+TEST(Queue, AHostileRxProducerIndexIsIgnored) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  lb.force_rx_producer(0, 1'000'000);
+  bool called = false;
+  EXPECT_EQ(q.serve([&](Frame&) {
+    called = true;
+    return Verdict::drop;
+  }),
+            0U);
+  EXPECT_FALSE(called);
+  expect_accounted(q);
+}
+
+TEST(Queue, AllocateBuildsFramesAndUnsentOnesGoBackToThePool) {
+  Loopback lb({.frames_per_queue = 32, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  const std::uint32_t free_before = q.account().free;
+  {
+    afxdp::TxBatch batch = q.allocate(8);
+    ASSERT_EQ(batch.size(), 8U);
+    EXPECT_EQ(q.allocate(1).size(), 0U);  // one batch at a time
+    for (std::uint32_t i = 0; i < batch.size(); ++i) {
+      const auto bytes = packet(i, 60);
+      ASSERT_TRUE(batch[i].resize(60));
+      std::memcpy(batch[i].data().data(), bytes.data(), bytes.size());
+    }
+    EXPECT_FALSE(batch[0].resize(4097));
+    EXPECT_EQ(batch.send(5), 5U);
+    EXPECT_EQ(batch.size(), 3U);
+  }
+  expect_accounted(q);
+  EXPECT_EQ(q.account().tx, 5U);
+  q.flush();
+  const auto wire = lb.transmitted(0);
+  ASSERT_EQ(wire.size(), 5U);
+  for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(wire[i], packet(i, 60));
+  EXPECT_TRUE(q.drain(1000ms));
+  EXPECT_EQ(q.account().free, free_before);
+  expect_accounted(q);
+}
+
+TEST(Queue, TheRxOffsetIsThePacketHeadroomPlusTheUmemHeadroom) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 16, .headroom = 128});
+  Queue& q = lb.port().queues()[0];
+  ASSERT_TRUE(lb.inject(0, packet(7)));
+  q.receive([](std::span<Frame> frames) {
+    ASSERT_EQ(frames.size(), 1U);
+    EXPECT_EQ(frames[0].headroom(), 256U + 128U);
+    EXPECT_EQ(frames[0].address() % 4096, 256U + 128U);
+    EXPECT_EQ(std::vector<std::byte>(frames[0].data().begin(), frames[0].data().end()), packet(7));
+    EXPECT_EQ(frames[0].metadata(384).size(), 384U);
+    EXPECT_TRUE(frames[0].metadata(385).empty());
+  });
+}
+
+}  // namespace
