@@ -1,8 +1,8 @@
 // Is a tx descriptor one the kernel will send? The kernel checks each descriptor it takes off the
 // tx ring (net/xdp/xsk_queue.h, xp_aligned_validate_desc / xp_unaligned_validate_desc). One that
-// fails is consumed all the same: skipped, counted in XDP_STATISTICS' tx_invalid_descs, and never
-// put on the completion ring, so its frame is the application's again (docs/rings.md). Checking
-// with this before submitting keeps frames from being lost to that path.
+// fails is consumed all the same and counted in XDP_STATISTICS' tx_invalid_descs; whether its
+// address also comes back on the completion ring depends on the kernel (docs/rings.md), so a
+// sender that checks with this before submitting never has to guess.
 //
 // Header-only, pure: no syscalls. Any thread.
 #pragma once
