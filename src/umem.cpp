@@ -44,7 +44,11 @@ void validate(const UmemConfig& c) {
           "frame_size: must be 2048 or 4096 (other sizes need unaligned chunks)");
   require(c.frame_size >= 2048 && c.frame_size <= 65536,
           "frame_size: must be between 2048 and 65536");
-  require(c.headroom < c.frame_size / 2, "headroom: must be less than half a frame");
+  // The kernel's own rule (xdp_umem_reg): the packet needs XDP_PACKET_HEADROOM (256) after the
+  // headroom. Kernels with a315e022 (2026) also keep skb_shared_info and 128 bytes free and
+  // refuse more at registration (EINVAL): that size depends on the kernel's build.
+  require(c.headroom < c.frame_size - 256,
+          "headroom: must be less than frame_size - XDP_PACKET_HEADROOM (256)");
   require(detail::is_power_of_two(c.fill_size), "fill_size: must be a power of two");
   require(detail::is_power_of_two(c.completion_size), "completion_size: must be a power of two");
   require(!c.unaligned_chunks || c.hugepages, "unaligned_chunks: needs hugepages");

@@ -7,6 +7,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <fcntl.h>
 #include <linux/if_link.h>
 #include <stdexcept>
 #include <unistd.h>
@@ -77,10 +78,41 @@ void make_room(const XskProgramConfig& config, unsigned ifindex) {
 struct XskProgram::State {
   XskProgramConfig config;
   unsigned ifindex = 0;
-  Skeleton skeleton;
+  Skeleton skeleton;      // the embedded program; empty for an application's own
+  detail::UniqueFd map;   // our own reference to the XSKMAP, whoever loaded it
   detail::UniqueFd link;
   std::uint32_t program_id = 0;
 };
+
+namespace {
+
+detail::UniqueFd duplicate(int fd, const std::string& what) {
+  const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (copy < 0) detail::throw_errno(errno, "dup " + what);
+  return detail::UniqueFd::adopt(copy, "dup");
+}
+
+// Attach `prog_fd` to the interface through a bpf_link stored in `link`.
+void attach(const XskProgramConfig& config, unsigned ifindex, int prog_fd, detail::UniqueFd& link_fd,
+            std::uint32_t& program_id) {
+  make_room(config, ifindex);
+  bpf_link_create_opts options{};
+  options.sz = sizeof options;
+  options.flags = mode_flags(config.mode);
+  const int link = bpf_link_create(prog_fd, static_cast<int>(ifindex), BPF_XDP, &options);
+  if (link < 0) {
+    errno = -link;
+    detail::throw_errno(-link, std::string("attach XDP program to ") + config.interface + " in " +
+                                   mode_name(config.mode) + " mode");
+  }
+  link_fd = detail::UniqueFd::adopt(link, "bpf_link_create");
+
+  bpf_prog_info info{};
+  std::uint32_t length = sizeof info;
+  if (bpf_obj_get_info_by_fd(prog_fd, &info, &length) == 0) program_id = info.id;
+}
+
+}  // namespace
 
 std::uint32_t attached_xdp_program(unsigned ifindex) {
   bpf_xdp_query_opts query{};
@@ -111,22 +143,38 @@ XskProgram::XskProgram(const XskProgramConfig& config) : state_(std::make_unique
     detail::throw_errno(errno, "bpf: load the redirect program (BPF JIT and CAP_BPF needed)");
   }
 
-  make_room(config, s.ifindex);
-  bpf_link_create_opts options{};
-  options.sz = sizeof options;
-  options.flags = mode_flags(config.mode);
-  const int prog_fd = bpf_program__fd(s.skeleton->progs.xsk_redirect);
-  const int link = bpf_link_create(prog_fd, static_cast<int>(s.ifindex), BPF_XDP, &options);
-  if (link < 0) {
-    errno = -link;
-    detail::throw_errno(-link, std::string("attach XDP program to ") + config.interface + " in " +
-                                   mode_name(config.mode) + " mode");
-  }
-  s.link = detail::UniqueFd::adopt(link, "bpf_link_create");
+  s.map = duplicate(bpf_map__fd(s.skeleton->maps.xsks), "the XSKMAP");
+  attach(config, s.ifindex, bpf_program__fd(s.skeleton->progs.xsk_redirect), s.link,
+         s.program_id);
+}
 
-  bpf_prog_info info{};
-  std::uint32_t length = sizeof info;
-  if (bpf_obj_get_info_by_fd(prog_fd, &info, &length) == 0) s.program_id = info.id;
+XskProgram::XskProgram(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+XskProgram XskProgram::from_object(bpf_object* object, std::string_view program,
+                                   std::string_view xskmap, const XskProgramConfig& config) {
+  const std::string program_name(program), map_name(xskmap);
+  const std::string object_name = object != nullptr ? bpf_object__name(object) : "(null)";
+  const auto refuse = [&](const std::string& why) {
+    throw std::invalid_argument("bpf object '" + object_name + "', program '" + program_name +
+                                "', XSKMAP '" + map_name + "': " + why);
+  };
+  if (object == nullptr) refuse("no object");
+  bpf_program* prog = bpf_object__find_program_by_name(object, program_name.c_str());
+  if (prog == nullptr) refuse("the object has no program of that name");
+  if (bpf_program__type(prog) != BPF_PROG_TYPE_XDP) refuse("the program is not of type XDP");
+  bpf_map* map = bpf_object__find_map_by_name(object, map_name.c_str());
+  if (map == nullptr) refuse("the object has no map of that name");
+  if (bpf_map__type(map) != BPF_MAP_TYPE_XSKMAP) refuse("the map is not an XSKMAP");
+
+  auto state = std::make_unique<State>();
+  state->config = config;
+  state->ifindex = interface_index(config.interface);
+  if (bpf_program__fd(prog) < 0 && bpf_object__load(object) != 0) {
+    detail::throw_errno(errno, "bpf: load object '" + object_name + "'");
+  }
+  state->map = duplicate(bpf_map__fd(map), "XSKMAP '" + map_name + "'");
+  attach(config, state->ifindex, bpf_program__fd(prog), state->link, state->program_id);
+  return XskProgram(std::move(state));
 }
 
 XskProgram::XskProgram(XskProgram&&) noexcept = default;
@@ -134,7 +182,7 @@ XskProgram& XskProgram::operator=(XskProgram&&) noexcept = default;
 XskProgram::~XskProgram() = default;
 
 void XskProgram::insert(std::uint32_t queue, int socket_fd) {
-  const int map_fd = bpf_map__fd(state_->skeleton->maps.xsks);
+  const int map_fd = state_->map.get();
   if (bpf_map_update_elem(map_fd, &queue, &socket_fd, BPF_ANY) != 0) {
     detail::throw_errno(errno, "XSKMAP insert for " + state_->config.interface + " queue " +
                                    std::to_string(queue));
@@ -142,7 +190,7 @@ void XskProgram::insert(std::uint32_t queue, int socket_fd) {
 }
 
 void XskProgram::erase(std::uint32_t queue) {
-  const int map_fd = bpf_map__fd(state_->skeleton->maps.xsks);
+  const int map_fd = state_->map.get();
   bpf_map_delete_elem(map_fd, &queue);
 }
 

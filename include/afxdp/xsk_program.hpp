@@ -3,12 +3,18 @@
 // It is embedded in the binary (libbpf skeleton) and attached through a bpf_link, so the kernel
 // detaches it when the last fd to the link closes: on any exit, kill -9 included.
 //
+// An application may bring its own XDP program instead (from_object): any libbpf object with an
+// XSKMAP, attached and owned the same way.
+//
 // Threading: control path only; insert/erase may be called while traffic flows.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+
+struct bpf_object;  // libbpf
 
 namespace afxdp {
 
@@ -20,14 +26,23 @@ enum class XdpAction : std::uint32_t { aborted = 0, drop = 1, pass = 2, tx = 3, 
 struct XskProgramConfig {
   std::string interface;
   AttachMode mode = AttachMode::native;
-  XdpAction fallback = XdpAction::pass;  // for queues without a socket
-  std::uint32_t queues = 0;              // XSKMAP size; 0: the interface's rx queue count
+  XdpAction fallback = XdpAction::pass;  // for queues without a socket (embedded program only)
+  std::uint32_t queues = 0;  // XSKMAP size; 0: the interface's rx queue count (embedded only)
   bool replace = false;                  // detach another (netlink-attached) XDP program first
 };
 
 class XskProgram {
  public:
   explicit XskProgram(const XskProgramConfig& config);
+
+  // The application's own program: `program` of `object` (opened or loaded; loaded here if only
+  // opened), with `xskmap` the XSKMAP that insert/erase fill, keyed as the program reads it.
+  // Attached through a bpf_link owned by the result, like the embedded program; the result keeps
+  // its own references to the program and the map, so `object` may be closed afterwards.
+  // A missing program or map, a program not of type XDP or a map not an XSKMAP: one
+  // std::invalid_argument naming the object, the program and the map, and nothing attached.
+  static XskProgram from_object(bpf_object* object, std::string_view program,
+                                std::string_view xskmap, const XskProgramConfig& config);
   XskProgram(XskProgram&&) noexcept;
   XskProgram& operator=(XskProgram&&) noexcept;
   ~XskProgram();
@@ -42,6 +57,7 @@ class XskProgram {
 
  private:
   struct State;
+  explicit XskProgram(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
 

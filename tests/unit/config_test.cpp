@@ -68,8 +68,32 @@ TEST(UmemConfig, FrameSizeOutOfRangeRejected) {
                   "frame_size");
 }
 
-TEST(UmemConfig, HeadroomOfHalfAFrameRejected) {
-  expect_rejected(umem_with([](auto& c) { c.headroom = 2048; }), "headroom");
+// The kernel's rule (xdp_umem_reg): headroom < frame_size - XDP_PACKET_HEADROOM. STAT_RX_DROPPED
+// of the kernel's selftests needs a headroom above half a frame.
+TEST(UmemConfig, HeadroomUpToTheKernelsLimitPasses) {
+  EXPECT_NO_THROW(afxdp::validate(umem_with([](auto& c) { c.headroom = 2048; })));
+  EXPECT_NO_THROW(afxdp::validate(umem_with([](auto& c) { c.headroom = 3392; })));
+  EXPECT_NO_THROW(afxdp::validate(umem_with([](auto& c) { c.headroom = 4096 - 256 - 1; })));
+  EXPECT_NO_THROW(afxdp::validate(umem_with([](auto& c) {
+    c.frame_size = 2048;
+    c.headroom = 2048 - 256 - 1;
+  })));
+}
+
+TEST(UmemConfig, HeadroomLeavingLessThanXdpPacketHeadroomRejected) {
+  expect_rejected(umem_with([](auto& c) { c.headroom = 4096 - 256; }), "headroom");
+  expect_rejected(umem_with([](auto& c) {
+                    c.frame_size = 2048;
+                    c.headroom = 2048 - 256;
+                  }),
+                  "headroom");
+  expect_rejected(umem_with([](auto& c) {
+                    c.unaligned_chunks = true;
+                    c.hugepages = true;
+                    c.frame_size = 3000;
+                    c.headroom = 3000 - 256;
+                  }),
+                  "headroom");
 }
 
 TEST(UmemConfig, RingSizesMustBePowersOfTwo) {

@@ -1,0 +1,226 @@
+// What the conformance cases share: the modes they run in, a veth link with an AF_XDP socket on
+// each end, and a sender and a receiver that check what the kernel's selftests check (frames in
+// order with their content and length, the exact rx offset, completions only for valid
+// descriptors, in order). One thread drives both ends, so every count is exact.
+//
+// Threading: everything here belongs to the test's one thread.
+#pragma once
+
+#include "system_test.hpp"
+
+#include <afxdp/socket.hpp>
+#include <afxdp/tx_descriptor.hpp>
+#include <afxdp/umem.hpp>
+#include <afxdp/xsk_program.hpp>
+#include <lab.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace afxdp::conformance {
+
+// The kernel's constants (test_xsk.h / test_xsk.c).
+inline constexpr std::uint32_t xdp_packet_headroom = 256;  // XDP_PACKET_HEADROOM
+inline constexpr std::uint32_t min_packet = 64;            // MIN_PKT_SIZE
+inline constexpr std::uint32_t default_packets = 4096;     // DEFAULT_PKT_CNT
+inline constexpr std::uint32_t default_frames = 1024;      // DEFAULT_UMEM_BUFFERS
+inline constexpr std::uint32_t batch = 64;                 // DEFAULT_BATCH_SIZE
+inline constexpr std::uint32_t tx_budget = 32;             // MAX_TX_BUDGET_DEFAULT
+
+// A mode of the kernel's runner: skb or drv (our native copy), each also with busy polling
+// (the second pass of test_xsk.sh).
+struct Mode {
+  const char* name;
+  AttachMode attach;
+  BindMode bind;
+  bool busy_poll;
+};
+inline void PrintTo(const Mode& mode, std::ostream* out) { *out << mode.name; }
+struct ModeName {
+  std::string operator()(const ::testing::TestParamInfo<Mode>& info) const {
+    return info.param.name;
+  }
+};
+std::vector<Mode> all_modes();
+
+class Conformance : public ::testing::TestWithParam<Mode> {};
+
+// How the two ends are built. Each UMEM has rx frames [0, rx_frames) and tx frames after them.
+struct LinkSetup {
+  std::uint32_t frame_size = 4096;
+  std::uint32_t rx_frames = default_frames;
+  std::uint32_t tx_frames = default_frames;
+  std::uint32_t rx_headroom = 0;  // the receiving UMEM's headroom
+  std::uint32_t rx_size = 2048;   // XSK_RING_CONS__DEFAULT_NUM_DESCS
+  std::uint32_t tx_size = 2048;
+  std::uint32_t fill_size = 2048;
+  std::uint32_t completion_size = 2048;
+  bool bidirectional = false;  // both sockets get rx and tx rings (else a sends, b receives)
+  bool attach_programs = true;  // the embedded redirect program on both ends
+};
+
+// A veth pair's ends `a` (sends) and `b` (receives), each with a UMEM, one AF_XDP socket on
+// queue 0 and the redirect program.
+struct Link {
+  Link(const lab::VethPair& veth, const Mode& mode, const LinkSetup& setup = {});
+  LinkSetup setup;
+  Mode mode;
+  Umem a_umem, b_umem;
+  Socket a, b;
+  std::optional<XskProgram> a_program, b_program;
+};
+
+// A fresh veth pair for the conformance cases: IPv6 off (as the kernel's runner does, so the
+// stack sends nothing of its own) and, in busy-poll modes, the NAPI settings test_xsk.sh uses.
+lab::VethPair make_veth(const Mode& mode);
+
+// One packet of a stream. Its sequence is its index in the stream (written into the frame).
+struct Packet {
+  std::uint32_t len = min_packet;
+  std::int64_t offset = 0;            // from the start of a frame taken from the sender's pool
+  std::optional<std::uint64_t> addr{};  // or this address as it is, no frame taken
+  std::uint32_t options = 0;
+  std::uint8_t dst_last = 0xff;       // the destination MAC's last byte; 0xff: the receiver's
+};
+std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len);
+
+// Sends a stream from one socket's tx frames [first, first + count * frame_size). Each valid
+// descriptor must come back on the completion ring exactly once; completions may come in another
+// order than the descriptors (copy mode completes a frame when its skb is freed). An invalid
+// descriptor is counted in tx_invalid_descs; whether its address also comes back on the
+// completion ring depends on the kernel (this one does, in copy mode), so it may, once: its frame
+// is the application's again either way, by completion or by finish().
+class Sender {
+ public:
+  Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
+         std::uint32_t frames, std::vector<std::uint8_t> dst_mac, std::vector<std::uint8_t> src_mac);
+
+  // Put up to `max` packets on the tx ring (fewer when out of frames or ring slots); returns how
+  // many.
+  std::uint32_t send(std::uint32_t max);
+  // Kick the kernel (sendto) if the tx ring asks for it; records an unexpected error.
+  void kick();
+  // Take completions: each must name a descriptor submitted and not completed yet.
+  std::uint32_t complete();
+  // After the last send: wait up to `ms` for completions of invalid descriptors, then take back
+  // the frames of those the kernel did not complete (the tx ring must be consumed).
+  void finish(int ms = 50);
+
+  bool all_queued() const noexcept { return next_ == stream_.size(); }
+  std::size_t next() const noexcept { return next_; }
+  // Valid descriptors not completed yet (on the tx ring, in the kernel or on the completion ring).
+  std::uint32_t awaiting() const noexcept { return awaiting_valid_; }
+  bool all_completed() const noexcept { return awaiting_valid_ == 0; }
+  std::uint32_t sent_valid() const noexcept { return sent_valid_; }
+  std::uint32_t sent_invalid() const noexcept { return sent_invalid_; }
+  std::uint32_t completed_invalid() const noexcept { return completed_invalid_; }
+  std::uint32_t free_frames() const noexcept { return static_cast<std::uint32_t>(free_.size()); }
+  std::uint32_t frames() const noexcept { return frames_; }
+  // Frames the application took back without a completion (invalid descriptors, in finish()).
+  std::uint32_t reclaimed() const noexcept { return reclaimed_; }
+  // The kernel's verdict we expect for packet i (the raw layer's tx_descriptor_fault).
+  bool valid(std::size_t i) const;
+  const std::string& error() const noexcept { return error_; }
+  Socket& socket() noexcept { return socket_; }
+
+ private:
+  void fail(const std::string& what) {
+    if (error_.empty()) error_ = what;
+  }
+  Socket& socket_;
+  const std::vector<Packet>& stream_;
+  std::vector<std::uint8_t> dst_, src_;
+  TxDescriptorRules rules_;
+  std::uint32_t frames_;
+  std::vector<std::uint64_t> free_;
+  struct Outstanding {
+    std::uint64_t addr;
+    bool valid;
+    bool own_frame;  // taken from free_, goes back there
+  };
+  std::vector<Outstanding> outstanding_;  // submitted, not completed, not reclaimed
+  std::size_t next_ = 0;
+  std::uint32_t awaiting_valid_ = 0;
+  std::uint32_t sent_valid_ = 0, sent_invalid_ = 0, completed_invalid_ = 0, reclaimed_ = 0;
+  std::string error_;
+};
+
+// Receives on one socket into rx frames [first, first + frames * frame_size) and checks each
+// frame against the sequences it expects, in order.
+class Receiver {
+ public:
+  Receiver(Socket& socket, std::uint64_t first_frame, std::uint32_t frames);
+
+  // Lend every rx frame to the fill ring (the kernel's xsk_populate_fill_ring).
+  void lend();
+  // The frames are on the fill ring already: an earlier receiver on the same fill ring lent them
+  // and gave every one back.
+  void already_lent() noexcept { lent_ = frames_; }
+  // Expect these sequences, in this order, with these lengths.
+  void expect(std::vector<std::uint32_t> sequences, std::vector<std::uint32_t> lengths);
+  // Frames received so far must carry the metadata the program wrote (XDP_METADATA_COPY).
+  void check_metadata(bool on) noexcept { check_metadata_ = on; }
+  // Kick (recvfrom), take up to `max` frames, check them, release them and give their frames
+  // back to the fill ring.
+  std::uint32_t receive(std::uint32_t max);
+
+  bool done() const noexcept { return next_ == expected_.size(); }
+  // How many of the sequences before `sequence` this receiver expects.
+  std::uint32_t expected_before(std::size_t sequence) const;
+  std::uint32_t received() const noexcept { return static_cast<std::uint32_t>(next_); }
+  std::uint32_t lent() const noexcept { return lent_; }
+  const std::string& error() const noexcept { return error_; }
+  Socket& socket() noexcept { return socket_; }
+
+ private:
+  void fail(const std::string& what) {
+    if (error_.empty()) error_ = what;
+  }
+  Socket& socket_;
+  std::uint64_t first_;
+  std::uint32_t frames_;
+  std::uint32_t lent_ = 0;
+  std::vector<std::uint32_t> expected_, lengths_;
+  std::size_t next_ = 0;
+  bool check_metadata_ = false;
+  std::vector<std::uint64_t> waiting_;  // frames for the fill ring that did not fit yet
+  std::string error_;
+};
+
+// The expected rx side of a stream: the sequences and lengths of the packets `keep` accepts.
+void expect_valid(Receiver& receiver, const Sender& sender, const std::vector<Packet>& stream,
+                  const std::function<bool(std::uint32_t)>& keep = {});
+
+struct TrafficOptions {
+  bool poll_rx = false;  // poll(POLLIN) before each rx round; a timeout fails (POLL_RX)
+  bool poll_tx = false;  // poll(POLLOUT) instead of sendto; a timeout fails (POLL_TX)
+  std::uint32_t tx_batch = batch;
+  std::uint32_t rx_batch = batch;
+};
+
+// Drive one sender and its receivers until every receiver has its frames and the sender its
+// completions, pacing so that no more frames are in flight than the receivers lent (as the
+// kernel's test does). Without receivers, send as fast as the tx ring allows. Returns "" or the
+// first failure.
+std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
+                        const TrafficOptions& options = {});
+
+// Sender/Receiver for a Link, one direction.
+Sender sender_on(Socket& from, Socket& to, const std::vector<Packet>& stream, const LinkSetup& setup);
+Receiver receiver_on(Socket& socket, const LinkSetup& setup);
+
+// SEND_RECEIVE on a Link: the default stream a→b, checked; "" or the failure.
+std::string send_receive(Link& link, std::uint32_t packets = default_packets,
+                         std::uint32_t len = min_packet, const TrafficOptions& options = {});
+
+// Wait up to `ms` for `done`, kicking rx meanwhile. For counters the kernel updates in softirq.
+bool settle(Socket& socket, const std::function<bool()>& done, int ms = 1000);
+
+// Can this machine map a hugepage-backed UMEM? "" or why not.
+std::string hugepage_problem(std::uint64_t bytes);
+
+}  // namespace afxdp::conformance

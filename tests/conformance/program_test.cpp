@@ -1,0 +1,147 @@
+// The kernel's cases that attach a program of their own (XDP_DROP_HALF, XDP_METADATA_COPY,
+// XDP_SHARED_UMEM), through XskProgram::from_object, and from_object's refusals.
+#include "harness.hpp"
+
+#include "conformance_progs.skel.h"
+
+#include <afxdp/interface.hpp>
+
+#include <memory>
+#include <stdexcept>
+
+namespace afxdp::conformance {
+namespace {
+
+struct SkeletonDeleter {
+  void operator()(conformance_progs* skeleton) const noexcept {
+    conformance_progs__destroy(skeleton);
+  }
+};
+using Skeleton = std::unique_ptr<conformance_progs, SkeletonDeleter>;
+
+Skeleton load() {
+  Skeleton skeleton(conformance_progs__open_and_load());
+  if (!skeleton) throw std::runtime_error("cannot load conformance_progs");
+  return skeleton;
+}
+
+// A Link whose receiving end runs `program` of the skeleton instead of the redirect program.
+struct ProgramLink {
+  ProgramLink(const lab::VethPair& veth, const Mode& mode, const char* program,
+              const LinkSetup& setup = {})
+      : skeleton(load()), link(veth, mode, without_programs(setup)) {
+    link.b_program.emplace(XskProgram::from_object(skeleton->obj, program, "xsks",
+                                                   {.interface = veth.b(), .mode = mode.attach}));
+    link.b_program->insert(0, link.b.fd());
+  }
+  static LinkSetup without_programs(LinkSetup setup) {
+    setup.attach_programs = false;
+    return setup;
+  }
+  Skeleton skeleton;
+  Link link;
+};
+
+TEST_P(Conformance, XDP_DROP_HALF) {
+  AFXDP_REQUIRE_SYSTEM();
+  const auto veth = make_veth(GetParam());
+  ProgramLink p(veth, GetParam(), "drop_half");
+  const auto stream = uniform_stream(default_packets, min_packet);
+  Sender sender = sender_on(p.link.a, p.link.b, stream, p.link.setup);
+  Receiver receiver = receiver_on(p.link.b, p.link.setup);
+  receiver.lend();
+  expect_valid(receiver, sender, stream, [](std::uint32_t i) { return i % 2 == 0; });
+  EXPECT_EQ(run_traffic(sender, {&receiver}), "");
+  EXPECT_EQ(p.skeleton->bss->drop_seen, default_packets);
+  EXPECT_EQ(p.link.b.statistics().rx_dropped, 0U);  // dropped by the program, not the socket
+}
+
+TEST_P(Conformance, XDP_METADATA_COPY) {
+  AFXDP_REQUIRE_SYSTEM();
+  const auto veth = make_veth(GetParam());
+  ProgramLink p(veth, GetParam(), "populate_metadata");
+  const auto stream = uniform_stream(default_packets, min_packet);
+  Sender sender = sender_on(p.link.a, p.link.b, stream, p.link.setup);
+  Receiver receiver = receiver_on(p.link.b, p.link.setup);
+  receiver.lend();
+  receiver.check_metadata(true);
+  expect_valid(receiver, sender, stream);
+  EXPECT_EQ(run_traffic(sender, {&receiver}), "");
+  EXPECT_EQ(p.skeleton->bss->meta_count, default_packets);
+}
+
+// The kernel's case name is also the uapi bind flag's macro: out of the way for the test's name.
+#pragma push_macro("XDP_SHARED_UMEM")
+#undef XDP_SHARED_UMEM
+// Two sockets on one UMEM and one queue (the second shares the first's fill and completion
+// rings); the program picks the socket by destination MAC. Each gets its own half, in order.
+TEST_P(Conformance, XDP_SHARED_UMEM) {
+  AFXDP_REQUIRE_SYSTEM();
+  const auto veth = make_veth(GetParam());
+  const LinkSetup setup{.rx_frames = 2 * default_frames};
+  ProgramLink p(veth, GetParam(), "steer_by_mac", setup);
+  Socket second(p.link.b_umem, {.interface = veth.b(),
+                                .mode = GetParam().bind,
+                                .tx_size = 0,
+                                .busy_poll = GetParam().busy_poll,
+                                .busy_poll_budget = batch});
+  ASSERT_EQ(&second.fill(), &p.link.b.fill());
+  p.link.b_program->insert(1, second.fd());
+  auto stream = uniform_stream(default_packets, min_packet);
+  for (std::size_t i = 0; i < stream.size(); ++i) {
+    stream[i].dst_last = static_cast<std::uint8_t>(2 * (i % 2) + 1);  // socket i % 2
+  }
+  Sender sender = sender_on(p.link.a, p.link.b, stream, setup);
+  Receiver even = receiver_on(p.link.b, setup);
+  even.lend();  // all 2048 frames, on the fill ring both sockets draw from
+  Receiver odd(second, 0, setup.rx_frames);
+  expect_valid(even, sender, stream, [](std::uint32_t i) { return i % 2 == 0; });
+  expect_valid(odd, sender, stream, [](std::uint32_t i) { return i % 2 == 1; });
+  EXPECT_EQ(run_traffic(sender, {&even, &odd}), "");
+}
+#pragma pop_macro("XDP_SHARED_UMEM")
+
+// from_object refuses what cannot work, naming the object and the map, before attaching.
+TEST(XskProgramFromObject, BadInputRefusedAndNothingAttached) {
+  AFXDP_REQUIRE_SYSTEM();
+  lab::VethPair veth(lab::unique_prefix());
+  const unsigned ifindex = interface_index(veth.b());
+  Skeleton opened(conformance_progs__open());
+  ASSERT_TRUE(opened);
+  const XskProgramConfig config{.interface = veth.b(), .mode = AttachMode::skb};
+  const auto refused = [&](const char* program, const char* map) -> std::string {
+    try {
+      XskProgram::from_object(opened->obj, program, map, config);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  const std::string no_map = refused("drop_half", "nonexistent");
+  // BPF_OBJ_NAME_LEN cuts the object name to 15 characters.
+  EXPECT_NE(no_map.find("conformance_pro"), std::string::npos) << no_map;
+  EXPECT_NE(no_map.find("nonexistent"), std::string::npos) << no_map;
+  const std::string wrong_map = refused("drop_half", "not_an_xskmap");
+  EXPECT_NE(wrong_map.find("not_an_xskmap"), std::string::npos) << wrong_map;
+  EXPECT_NE(wrong_map.find("not an XSKMAP"), std::string::npos) << wrong_map;
+  const std::string wrong_type = refused("not_xdp", "xsks");
+  EXPECT_NE(wrong_type.find("not of type XDP"), std::string::npos) << wrong_type;
+  EXPECT_NE(wrong_type.find("xsks"), std::string::npos) << wrong_type;
+  const std::string no_program = refused("nonexistent", "xsks");
+  EXPECT_NE(no_program.find("no program"), std::string::npos) << no_program;
+  EXPECT_EQ(attached_xdp_program(ifindex), 0U);
+
+  // An opened, unloaded object is loaded and attached; the program outlives the object.
+  std::uint32_t id = 0;
+  {
+    XskProgram program = XskProgram::from_object(opened->obj, "drop_half", "xsks", config);
+    id = program.program_id();
+    opened.reset();
+    EXPECT_NE(id, 0U);
+    EXPECT_EQ(attached_xdp_program(ifindex), id);
+  }
+  EXPECT_EQ(attached_xdp_program(ifindex), 0U);
+}
+
+}  // namespace
+}  // namespace afxdp::conformance
