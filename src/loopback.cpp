@@ -1,10 +1,12 @@
 // The kernel's side of testing::Loopback. What it does at each step follows the kernel's copy
 // mode (net/xdp/xsk.c, xsk_buff_pool.c): receive takes a buffer, copies, publishes rx, then moves
 // the fill consumer; a kick sends up to a budget of tx descriptors, each needing a completion
-// slot first, and skips (and counts) invalid ones without completing them.
+// slot first, and skips (and counts) invalid ones; it does not complete them (copy mode on
+// Linux 6.18 does: docs/rings.md), so a sender that relies on either is caught.
 #include <afxdp/detail/loopback_hooks.hpp>
 #include <afxdp/testing/fake_ring.hpp>
 #include <afxdp/testing/loopback.hpp>
+#include <afxdp/tx_descriptor.hpp>
 
 #include "port_state.hpp"
 
@@ -66,11 +68,8 @@ class LoopbackKernel {
     return *queues[queue];
   }
 
-  // A tx descriptor as xp_aligned_validate_desc judges it.
   bool valid(const xdp_desc& d) const noexcept {
-    const std::uint64_t offset = d.addr & (config.frame_size - 1);
-    return d.len != 0 && offset + d.len <= config.frame_size && d.addr < umem_size &&
-           d.options == 0;
+    return valid_tx_descriptor(d, {.umem_size = umem_size, .chunk_size = config.frame_size});
   }
 
   void kick(std::uint32_t queue) {
