@@ -1,6 +1,6 @@
-# Install and export: headers, libafxdp.a, the header-only afxdp::rings, the `afxdp` tool, a CMake
-# package (find_package(afxdp) -> afxdp::afxdp, afxdp::rings, afxdp::testing) and pkg-config
-# files (afxdp.pc, afxdp-testing.pc).
+# Install and export: headers, libafxdp.a, the header-only afxdp::rings, the `afxdp` tool (when
+# built), a CMake package (find_package(afxdp) -> afxdp::afxdp, afxdp::rings, afxdp::testing)
+# and pkg-config files (afxdp.pc, afxdp-testing.pc).
 # Included last from the top CMakeLists.txt, once every target exists.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -14,7 +14,9 @@ set_target_properties(afxdp_testing PROPERTIES EXPORT_NAME testing)
 install(TARGETS afxdp_rings afxdp afxdp_testing EXPORT afxdpTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS afxdp_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET afxdp_cli)
+  install(TARGETS afxdp_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 
 # The public headers, and the generated version header next to them.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/afxdp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
