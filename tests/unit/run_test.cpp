@@ -1,0 +1,109 @@
+// run_per_queue on a Loopback port: every thread joined on every way out, the first failure
+// named, signals kept off the queue threads, and a thread that cannot start is one error.
+#include <afxdp/run.hpp>
+#include <afxdp/testing/loopback.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <csignal>
+#include <stdexcept>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <system_error>
+#include <unistd.h>
+
+namespace {
+
+using afxdp::Queue;
+using afxdp::RunConfig;
+using afxdp::testing::Loopback;
+
+TEST(RunPerQueue, RunsEveryQueueOnItsOwnThreadUntilStopped) {
+  Loopback lb({.queues = 2, .frames_per_queue = 16, .ring_size = 16});
+  std::atomic<int> started{0};
+  std::atomic<int> ticks{0};
+  afxdp::run_per_queue(
+      lb.port(),
+      [&](Queue&, std::stop_token stop) {
+        ++started;
+        while (!stop.stop_requested()) std::this_thread::yield();
+      },
+      RunConfig{.stop_on_signals = false,
+                .on_tick = [&] { return ++ticks < 3 || started < 2; },
+                .tick = std::chrono::milliseconds(5)});
+  EXPECT_EQ(started, 2);
+  EXPECT_GE(ticks, 3);
+}
+
+TEST(RunPerQueue, TheFirstFailureIsRethrownNamingInterfaceAndQueue) {
+  Loopback lb({.queues = 2, .frames_per_queue = 16, .ring_size = 16});
+  std::atomic<bool> other_stopped{false};
+  try {
+    afxdp::run_per_queue(lb.port(), [&](Queue& q, std::stop_token stop) {
+      if (q.id() == 1) throw std::runtime_error("handler failed");
+      while (!stop.stop_requested()) std::this_thread::yield();
+      other_stopped = true;
+    });
+    FAIL() << "no exception";
+  } catch (const std::system_error& e) {
+    EXPECT_NE(std::string(e.what()).find("loopback:1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("handler failed"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(other_stopped);
+}
+
+TEST(RunPerQueue, SigtermStopsTheRunAndNeverReachesAQueueThread) {
+  Loopback lb({.queues = 2, .frames_per_queue = 16, .ring_size = 16});
+  std::atomic<int> blocked{0};
+  afxdp::run_per_queue(
+      lb.port(),
+      [&](Queue&, std::stop_token stop) {
+        sigset_t mask;
+        pthread_sigmask(SIG_SETMASK, nullptr, &mask);
+        if (sigismember(&mask, SIGTERM) == 1 && sigismember(&mask, SIGINT) == 1) ++blocked;
+        while (!stop.stop_requested()) std::this_thread::yield();
+      },
+      RunConfig{.on_tick = [&] {
+                  if (blocked == 2) ::kill(::getpid(), SIGTERM);
+                  return true;
+                },
+                .tick = std::chrono::milliseconds(5)});
+  EXPECT_EQ(blocked, 2);
+}
+
+// Under a process limit the second thread cannot start: one std::system_error naming the queue,
+// the first thread joined, not std::terminate. Runs in a child that gives up root so that
+// RLIMIT_NPROC applies.
+TEST(RunPerQueue, AThreadThatCannotStartIsOneErrorNotAnAbort) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Loopback lb({.queues = 4, .frames_per_queue = 16, .ring_size = 16});
+    if (::getuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
+    const rlimit one{1, 1};  // this process alone: no thread may start
+    ::setrlimit(RLIMIT_NPROC, &one);
+    try {
+      afxdp::run_per_queue(lb.port(), [](Queue&, std::stop_token stop) {
+        while (!stop.stop_requested()) std::this_thread::yield();
+      });
+    } catch (const std::system_error& e) {
+      ::_exit(std::string(e.what()).find("cannot start the thread for loopback:") == 0 ? 0 : 4);
+    }
+    ::_exit(5);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(SignalStop, ASignalSetsTheFlagInsteadOfEndingTheProcess) {
+  const afxdp::SignalStop stop = afxdp::stop_on_signals();
+  EXPECT_FALSE(stop.requested());
+  ::raise(SIGINT);
+  EXPECT_TRUE(stop.requested());
+  EXPECT_EQ(stop.signal(), SIGINT);
+}
+
+}  // namespace
