@@ -6,7 +6,7 @@
 //   free  the queue's pool (for allocate(), and for the fill ring when it has room again)
 //   fill  lent to the kernel for receiving (fill ring, kernel, rx ring)
 //   tx    handed to a tx ring (this queue's, or the other queue's in forward()), not completed
-//   held  kept by the application in a FrameRef
+//   held  the application's: kept in a FrameRef, or in an open TxBatch
 // The sum is always frames(); a debug ledger (AFXDP_FRAME_LEDGER) checks each frame's moves.
 //
 // Threading: one thread drives a Queue (and, with forward(), both queues of the pair). stats()
@@ -314,7 +314,7 @@ class Queue {
   std::uint32_t fill_side_ = 0;     // frames lent for receiving
   std::uint32_t tx_in_flight_ = 0;  // on this queue's tx ring, any queue's frames
   std::uint32_t tx_out_ = 0;        // this queue's frames on any tx ring
-  std::uint32_t held_ = 0;          // this queue's frames in FrameRefs
+  std::uint32_t held_ = 0;          // this queue's frames in FrameRefs and open TxBatches
   std::uint32_t kick_at_ = 0;
   std::uint32_t frames_count_ = 0;
   FramePool pool_;
