@@ -2,9 +2,14 @@
 // XDP_SHARED_UMEM), through XskProgram::from_object, and from_object's refusals.
 #include "harness.hpp"
 
+#include "conformance_meta.h"
 #include "conformance_progs.skel.h"
 
 #include <afxdp/interface.hpp>
+#include <afxdp/port.hpp>
+
+#include <chrono>
+#include <cstring>
 
 #include <memory>
 #include <stdexcept>
@@ -68,6 +73,40 @@ TEST_P(Conformance, XDP_METADATA_COPY) {
   expect_valid(receiver, sender, stream);
   EXPECT_EQ(run_traffic(sender, {&receiver}), "");
   EXPECT_EQ(p.skeleton->bss->meta_count, default_packets);
+}
+
+// The same case through the Port layer: the application's program named in PortConfig, and
+// the metadata it writes read through Frame::metadata (issue 15).
+TEST_P(Conformance, XDP_METADATA_COPY_through_Port) {
+  AFXDP_REQUIRE_SYSTEM();
+  const auto veth = make_veth(GetParam());
+  Skeleton skeleton = load();
+  Port port = Port::open(veth.b(), {.queues = {0},
+                                    .bind = GetParam().bind,
+                                    .attach = GetParam().attach,
+                                    .busy_poll = GetParam().busy_poll,
+                                    .program = {skeleton->obj, "populate_metadata", "xsks"}});
+  lab::PacketSocket peer(veth.a());
+  const auto frame = lab::test_frame(7, 100, lab::mac_address(veth.b()), lab::mac_address(veth.a()));
+  constexpr std::uint32_t count = 200;
+  std::vector<std::uint32_t> seen;  // the program's count in front of each of our frames
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (std::uint32_t sent = 0; seen.size() < count && std::chrono::steady_clock::now() < deadline;) {
+    if (sent < count && peer.send(frame.data(), frame.size())) ++sent;
+    port.queues()[0].receive([&](std::span<Frame> frames) {
+      for (const Frame& f : frames) {
+        const auto meta = f.metadata(sizeof(::conformance_meta));
+        ASSERT_EQ(meta.size(), sizeof(::conformance_meta));
+        EXPECT_EQ(f.headroom(), 256U);  // the metadata is the end of it
+        ::conformance_meta m{};
+        std::memcpy(&m, meta.data(), sizeof m);
+        if (f.size() == frame.size()) seen.push_back(m.count);
+      }
+    });
+  }
+  ASSERT_EQ(seen.size(), count);
+  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GT(seen[i], seen[i - 1]);
+  EXPECT_EQ(port.queues()[0].stats().refused, 0U);
 }
 
 // The kernel's case name is also the uapi bind flag's macro: out of the way for the test's name.
