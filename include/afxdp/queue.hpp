@@ -403,11 +403,25 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   rx_->release(n);
   fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
   reader(std::span<Frame>(frames_.data(), taken));
-  std::uint32_t back = 0;
-  for (std::uint32_t i = 0; i < taken; ++i) {
-    if (!frames_[i].kept_) [[likely]] chunks_[back++] = chunk_of(frames_[i].address_);
+  // Straight back onto the fill ring when it has room for all (the rule), else through the
+  // general path that parks what does not fit.
+  if (taken <= fill_target_ - fill_side_ && fill_->reserve(taken) == taken) [[likely]] {
+    std::uint32_t back = 0;
+    for (std::uint32_t i = 0; i < taken; ++i) {
+      if (frames_[i].kept_) [[unlikely]] continue;
+      fill_->at(back) = chunk_of(frames_[i].address_);
+      record(fill_->at(back++), FramePlace::application, FramePlace::fill);
+    }
+    fill_->cancel(taken - back);
+    fill_->submit(back);
+    fill_side_ += back;
+  } else {
+    std::uint32_t back = 0;
+    for (std::uint32_t i = 0; i < taken; ++i) {
+      if (!frames_[i].kept_) chunks_[back++] = chunk_of(frames_[i].address_);
+    }
+    recycle_chunks(chunks_.data(), back, FramePlace::application);
   }
-  recycle_chunks(chunks_.data(), back, FramePlace::application);
   detail::QueueCounters::add(counters_.received, taken);
   return taken;
 }
