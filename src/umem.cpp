@@ -83,4 +83,24 @@ void Umem::open_registered() {
   fd_ = std::move(fd);
 }
 
+void Umem::reopen() noexcept {
+  // Unmap before closing: each mapping holds the socket's file, so the kernel would keep it.
+  fill_ = {};
+  completion_ = {};
+  fd_ = {};
+  try {
+    open_registered();
+  } catch (...) {
+    // Out of resources: the next Socket opens one again, and reports the error if it persists.
+  }
+}
+
+void Umem::leave_home() noexcept {
+  if (home_users_ == 0 || --home_users_ != 0) return;
+  bound_ = false;
+  bound_ifindex_ = 0;
+  bound_queue_ = 0;
+  reopen();
+}
+
 }  // namespace afxdp

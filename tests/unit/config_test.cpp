@@ -158,4 +158,24 @@ TEST(SocketConfig, BusyPollNeedsABudget) {
                   "busy_poll_budget");
 }
 
+// SO_BUSY_POLL_BUDGET takes at most U16_MAX and SO_BUSY_POLL a non-negative int: a value past
+// either made the constructor throw after bind, leaving the queue bound.
+TEST(SocketConfig, BusyPollValuesWithinWhatTheKernelTakes) {
+  EXPECT_NO_THROW(afxdp::validate(socket_with([](auto& c) {
+    c.busy_poll = true;
+    c.busy_poll_budget = 65535;
+    c.busy_poll_usecs = 2147483647;
+  })));
+  expect_rejected(socket_with([](auto& c) {
+                    c.busy_poll = true;
+                    c.busy_poll_budget = 65536;
+                  }),
+                  "busy_poll_budget");
+  expect_rejected(socket_with([](auto& c) {
+                    c.busy_poll = true;
+                    c.busy_poll_usecs = 2147483648U;
+                  }),
+                  "busy_poll_usecs");
+}
+
 }  // namespace
