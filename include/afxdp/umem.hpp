@@ -35,6 +35,15 @@ struct UmemConfig {
 // Throws std::invalid_argument naming the field and the rule; needs no kernel.
 void validate(const UmemConfig& config);
 
+// Hugepage-backed areas ask for 2 MiB pages explicitly (MAP_HUGE_2MB) whatever the system's
+// default hugepage size, so that the length rounded here is the one mapped and unmapped.
+inline constexpr std::uint64_t umem_hugepage_size = std::uint64_t{2} << 20;
+// The bytes mapped for an area: frame_count * frame_size, rounded up to whole hugepages when
+// config.hugepages is set.
+std::uint64_t area_length(const UmemConfig& config) noexcept;
+// The mmap(2) flags for the area.
+int area_map_flags(const UmemConfig& config) noexcept;
+
 // Does [addr, addr+len) lie inside an area of `size` bytes? Written so that no sum can wrap: a
 // hostile descriptor near UINT64_MAX is refused, not folded back into the area.
 inline bool area_contains(std::uint64_t size, std::uint64_t addr, std::uint32_t len) noexcept {
