@@ -8,8 +8,9 @@
 // User space cannot: a test run has a fixed cost of 0.3 to 25 ms (two RCU grace periods), so runs
 // short enough to pace between them do not exist, and a run leaves as one burst that overflows a
 // veth peer's 256-frame ring. Frames still leave in the test run's batches (--batch-size).
-// The waiting runs with bottom halves disabled, so it is bounded per run (wait_budget_ns): gen
-// sizes runs to fit and sleeps in user space between them; at low rates a run is one frame.
+// The waiting runs with bottom halves disabled (the kernel enables them again between batches),
+// so it is bounded: no single wait exceeds max_wait_ns, and gen makes batches no longer than that
+// and, at rates too low for one gap to fit, runs of one frame with user space sleeping between.
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -19,13 +20,12 @@ __u64 interval_ns = 0;
 // Frames a slow moment within a run (an interrupt, the peer's receive work on this CPU) may make
 // up for at full speed. Time lost between runs is made up by a shorter interval instead.
 const volatile __u64 max_credit = 16;
-// The most a run may spend waiting, counted from its first frame.
-const volatile __u64 wait_budget_ns = 10000000;
+// The longest one frame may wait.
+const volatile __u64 max_wait_ns = 10000000;
 
 // When the next frame may leave; gen sets 0 before each run: its first frame leaves at once.
 __u64 next_ns = 0;
-// The end of this run's waiting (its first frame plus the budget), and of the current wait.
-__u64 deadline_ns = 0;
+// The end of the current wait.
 __u64 until_ns = 0;
 
 static long wait_until(__u64 index, void *unused)
@@ -43,11 +43,10 @@ int gen_tx(struct xdp_md *ctx)
     __u64 now = bpf_ktime_get_ns();
     if (next_ns == 0) {
       next_ns = now;
-      deadline_ns = now + wait_budget_ns;
     } else if (now < next_ns) {
-      until_ns = next_ns < deadline_ns ? next_ns : deadline_ns;
-      // bpf_loop's bound is 2^23 iterations of a clock read, well above the budget.
-      if (now < until_ns) bpf_loop(1 << 23, wait_until, NULL, 0);
+      until_ns = next_ns - now < max_wait_ns ? next_ns : now + max_wait_ns;
+      // bpf_loop's bound is 2^23 iterations of a clock read, well above max_wait_ns.
+      bpf_loop(1 << 23, wait_until, NULL, 0);
     } else if (now - next_ns > max_credit * interval_ns) {
       next_ns = now - max_credit * interval_ns;
     }

@@ -22,7 +22,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -47,19 +46,10 @@ std::uint64_t frames_for_a_run(double frames_per_second) {
                                    max_chunk);
 }
 
-// With a rate, a run waits at most this long in the program for its frames' slots (bottom halves
-// are disabled there; the program's wait_budget_ns enforces it): a run holds the frames due
-// within it, and user space sleeps between runs.
-constexpr double paced_run_seconds = 0.010;
-
-// Frames for the next paced run: those due by its end, at least one, and at most twice the rate's
-// share of it, so that a backlog left by a slow moment is made up at no more than twice the rate.
-std::uint64_t frames_for_a_paced_run(std::uint64_t rate, std::uint64_t sent, double elapsed) {
-  const double due = std::floor((elapsed + paced_run_seconds) * static_cast<double>(rate));
-  const double most = std::clamp(2 * paced_run_seconds * static_cast<double>(rate), 1.0,
-                                 static_cast<double>(max_chunk));
-  return static_cast<std::uint64_t>(std::clamp(due - static_cast<double>(sent), 1.0, most));
-}
+// With a rate, the program waits for each frame's slot with bottom halves disabled (the kernel
+// enables them between batches). So a batch waits at most this long: batches are cut to fit,
+// and at rates too low for one gap to fit, a run is one frame and user space sleeps between.
+constexpr double max_batch_wait_seconds = 0.010;
 
 // How long gen sends before it judges whether a veth peer takes its frames at all.
 constexpr std::chrono::milliseconds peer_grace{500};
@@ -195,7 +185,7 @@ int run_gen(const GenOptions& o) {
 
   std::unique_ptr<gen_tx, SkeletonDeleter> skeleton(gen_tx__open());
   if (!skeleton) detail::throw_errno(errno, "bpf: open the gen_tx program");
-  skeleton->rodata->wait_budget_ns = static_cast<std::uint64_t>(paced_run_seconds * 1e9);
+  skeleton->rodata->max_wait_ns = static_cast<std::uint64_t>(max_batch_wait_seconds * 1e9);
   if (const int error = gen_tx__load(skeleton.get()); error != 0) {
     detail::throw_errno(-error, "bpf: load the gen_tx program");
   }
@@ -224,8 +214,11 @@ int run_gen(const GenOptions& o) {
   Clock::duration longest_run{};
   while (o.count == 0 || sent < o.count) {
     const auto run_start = Clock::now();
-    const std::uint64_t planned =
-        o.rate > 0 ? frames_for_a_paced_run(o.rate, sent, seconds(run_start - start)) : chunk;
+    const double gap = o.rate > 0 ? 1 / static_cast<double>(o.rate) : 0;
+    const std::uint64_t planned = o.rate == 0 ? chunk
+                                  : gap > max_batch_wait_seconds
+                                      ? 1
+                                      : frames_for_a_run(static_cast<double>(o.rate));
     const std::uint64_t n = o.count == 0 ? planned : std::min(planned, o.count - sent);
     bpf_test_run_opts run{};
     run.sz = sizeof run;
@@ -236,13 +229,19 @@ int run_gen(const GenOptions& o) {
     run.repeat = static_cast<int>(n);
     run.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
     run.batch_size = o.batch_size;
+    if (gap > 0) {
+      run.batch_size = std::clamp(static_cast<std::uint32_t>(max_batch_wait_seconds / gap), 1U,
+                                  o.batch_size);
+    }
     if (o.rate > 0) {
-      // With a rate the program spaces the frames itself (bpf/gen_tx.bpf.c says why), within
-      // the run's waiting budget: a backlog (frames_for_a_paced_run) leaves closer together, at
-      // most twice the rate, not in a burst.
+      // With a rate the program spaces the frames itself (bpf/gen_tx.bpf.c says why). The gap is
+      // chosen so that this run ends when, at the rate, sent + n frames are due: time lost
+      // between runs is made up over the next run (at most twice the rate), not in a burst.
+      const double due = static_cast<double>(sent + n) / static_cast<double>(o.rate);
+      const double left = due - seconds(run_start - start);
       const double nominal = 1e9 / static_cast<double>(o.rate);
-      skeleton->bss->interval_ns = static_cast<std::uint64_t>(std::clamp(
-          paced_run_seconds * 1e9 / static_cast<double>(n), nominal / 2, nominal));
+      skeleton->bss->interval_ns = static_cast<std::uint64_t>(
+          std::clamp(left * 1e9 / static_cast<double>(n), nominal / 2, nominal));
       skeleton->bss->next_ns = 0;
     }
     const bool failed = bpf_prog_test_run_opts(prog_fd, &run) != 0;
