@@ -67,6 +67,18 @@ TEST(SwapMacs, DropsWhatIsNotAnEthernetFrame) {
   EXPECT_EQ(q.stats().dropped, 1U);
 }
 
+TEST(SwapMacs, EachQueueAnswersOnItsOwnTxRing) {
+  afxdp::testing::Loopback lb({.queues = 2, .frames_per_queue = 64, .ring_size = 32});
+  ASSERT_TRUE(lb.inject(1, frame(64, 1)));
+  afxdp::Queue& q1 = lb.port().queues()[1];
+  EXPECT_EQ(q1.id(), 1U);
+  EXPECT_EQ(lb.port().queues()[0].serve(swap_macs), 0U);
+  EXPECT_EQ(q1.serve(swap_macs), 1U);
+  q1.flush();
+  EXPECT_TRUE(lb.transmitted(0).empty());
+  EXPECT_EQ(lb.transmitted(1), std::vector<Bytes>{swapped(frame(64, 1))});
+}
+
 // The rx ring holds 8; the fill ring has buffers for more. The kernel keeps the buffer of a frame
 // that finds rx full and counts it in rx_ring_full (XDP_STATISTICS), nowhere else.
 TEST(SwapMacs, FramesBeyondTheRxRingAreCountedAsRxRingFull) {
