@@ -5,13 +5,29 @@
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+// The frames to wait for: a whole number from 1 to 1000000, all of the argument.
+std::uint32_t parse_count(std::string_view text) {
+  std::uint32_t n = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (error != std::errc{} || end != text.data() + text.size() || n == 0 || n > 1000000) {
+    throw std::invalid_argument("count: '" + std::string(text) +
+                                "' is not a whole number from 1 to 1000000");
+  }
+  return n;
+}
 
 int main(int argc, char** argv) {
-  const std::uint32_t count = argc > 1 ? static_cast<std::uint32_t>(std::stoul(argv[1])) : 1000;
   try {
+    if (argc > 2) throw std::invalid_argument("usage: minimal_rx [count]");
+    const std::uint32_t count = argc > 1 ? parse_count(argv[1]) : 1000;
     if (auto missing = afxdp::lab::missing_privilege(); !missing.empty()) {
       std::printf("minimal_rx: skipped: needs %s\n", missing.c_str());
       return 77;  // ctest's SKIP_RETURN_CODE
@@ -43,23 +59,33 @@ int main(int argc, char** argv) {
         if (peer.send(frame.data(), frame.size())) ++sent;
       }
       afxdp::RxRing& rx = socket.rx();
-      const std::uint32_t n = rx.peek(64);
+      std::uint32_t n = rx.peek(64);
       if (n == 0) {
         if (fill.needs_wakeup()) socket.wake_rx();
         continue;
       }
-      // Give the same frames straight back to the fill ring (room is there: see above).
-      const std::uint32_t refill = fill.reserve(n);
+      // Take off rx only what fits back on the fill ring: the kernel publishes rx entries before
+      // it moves the fill consumer, so room may lag. What stays on rx is read next turn.
+      if (const std::uint32_t room = fill.free_slots(n); room < n) {
+        rx.cancel(n - room);
+        n = room;
+      }
+      fill.reserve(n);
+      std::uint32_t refill = 0;
       for (std::uint32_t i = 0; i < n; ++i) {
         const xdp_desc& desc = rx.at(i);
+        // Never trust a descriptor: read it, and lend its frame again, only inside the UMEM.
+        if (!umem.contains(umem.resolve(desc.addr), desc.len)) continue;
         std::uint32_t sequence = 0;
-        if (afxdp::lab::check_test_frame(reinterpret_cast<const std::uint8_t*>(umem.data(desc.addr)),
-                                         desc.len, sequence)) {
+        const std::span<std::byte> bytes = umem.packet(desc);
+        if (afxdp::lab::check_test_frame(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                         bytes.size(), sequence)) {
           ++intact;
         }
-        if (refill == n) fill.at(i) = desc.addr - desc.addr % umem.config().frame_size;
+        fill.at(refill++) = umem.chunk_of(desc.addr);
       }
-      if (refill == n) fill.submit(n);
+      fill.cancel(n - refill);
+      fill.submit(refill);
       rx.release(n);
       received += n;
     }
