@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -71,7 +72,12 @@ class Sender {
     senders_ = static_cast<std::uint32_t>(std::min<std::size_t>(queues, cpus.size()));
     for (std::uint32_t i = 0; i < senders_; ++i) {
       threads_.emplace_back([this, &net, cpu = cpus[i], per_cpu, i] {
-        send_from(net, cpu, i * per_cpu, per_cpu);
+        try {
+          send_from(net, cpu, i * per_cpu, per_cpu);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "peer: %s\n", e.what());  // then sent() falls short
+        }
+        ++finished_;
       });
     }
   }
@@ -114,7 +120,6 @@ class Sender {
         if (i % 16 == 15) std::this_thread::sleep_for(std::chrono::microseconds(100));  // pace
       }
     }
-    ++finished_;
   }
 
   Clock::time_point deadline_;
@@ -138,13 +143,21 @@ class Peer {
  public:
   Peer(std::vector<Flow> flows, std::uint32_t count, std::uint32_t window = 64)
       : flows_(std::move(flows)), count_(count), window_(window),
-        thread_([this] { run(); }) {}
+        thread_([this] {
+          try {
+            run();
+          } catch (const std::exception& e) {
+            std::fprintf(stderr, "peer: %s\n", e.what());
+          }
+          done_ = true;
+        }) {}
   ~Peer() { thread_.join(); }
   bool done() const { return done_.load(); }
   bool passed() const { return done() && passed_; }
   // One line per flow: sent and arrived.
   void report(const char* program) const {
-    for (std::size_t i = 0; i < flows_.size(); ++i) {
+    if (!done()) return;  // still running (the example was stopped early)
+    for (std::size_t i = 0; i < state_.size(); ++i) {
       std::printf("%s: peer sent %u frames into %s, %u came out of %s as expected\n", program,
                   state_[i].sent, flows_[i].into.c_str(), state_[i].arrived,
                   flows_[i].out_of.c_str());
@@ -184,7 +197,6 @@ class Peer {
       if (!progress) std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
     passed_ = all;
-    done_ = true;
   }
 
   bool arrived_as_expected(const Flow& f, const std::vector<std::uint8_t>& frame) const {
