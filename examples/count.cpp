@@ -26,9 +26,8 @@ int main() try {
       frames += n, bytes += size;
     }
   };
-  afxdp::RunConfig run;                              // a thread per queue, pinned to a CPU
-  run.on_tick = [&] { return !peer.done(frames); };  // every 100 ms: go on?
-  afxdp::run_per_queue(port, count, run);
+  // A thread per queue, pinned to a CPU; every 100 ms: go on?
+  afxdp::run_per_queue(port, count, {.on_tick = [&] { return !peer.done(frames); }});
 
   std::printf("count: %llu frames, %llu bytes\n", static_cast<unsigned long long>(frames.load()),
               static_cast<unsigned long long>(bytes.load()));
