@@ -13,7 +13,7 @@ int main() try {
   example::Network net("count", {.queues = 2});
 
   auto port = afxdp::Port::open(net.interface());  // every rx queue, the redirect program
-  example::Sender peer(net, 2, 1000);                // 1000 frames from each CPU, into the far end
+  example::Sender peer(net, 2, 1000);              // 1000 frames from each CPU, into the far end
 
   std::atomic<std::uint64_t> frames{0}, bytes{0};
   const auto count = [&](afxdp::Queue& q, std::stop_token stop) {  // on a thread of its own

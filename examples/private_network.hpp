@@ -20,9 +20,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <memory>
-#include <exception>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -131,10 +131,11 @@ class Sender {
 // A stream of test frames into one end of the network and what must come out of another, with
 // at most `window` frames under way: a frame lost stalls it, and the time runs out.
 struct Flow {
-  std::string into, out_of;  // peer-side interfaces: the frames are sent into one, read on the other
-  Mac dst, src;              // the frames as sent
+  // Peer-side interfaces: the frames are sent into one and read on the other.
+  std::string into, out_of;
+  Mac dst, src;                // the frames as sent
   Mac expect_dst, expect_src;  // the frames as they must arrive
-  std::uint32_t first = 0;   // the sequence numbers this flow uses: first, first + 1, ...
+  std::uint32_t first = 0;     // the sequence numbers this flow uses: first, first + 1, ...
 };
 
 // Runs the flows on a thread of its own until each has had `count` frames through, intact, or
@@ -142,8 +143,7 @@ struct Flow {
 class Peer {
  public:
   Peer(std::vector<Flow> flows, std::uint32_t count, std::uint32_t window = 64)
-      : flows_(std::move(flows)), count_(count), window_(window),
-        thread_([this] {
+      : flows_(std::move(flows)), count_(count), window_(window), thread_([this] {
           try {
             run();
           } catch (const std::exception& e) {
@@ -224,8 +224,10 @@ inline Peer echo_peer(const Network& net, std::uint32_t count) {
 
 // The peer for forward: frames into peer(0) come out of peer(1) unchanged, and the other way.
 inline Peer forward_peer(const Network& net, std::uint32_t count) {
-  const Mac a0 = afxdp::lab::mac_address(net.peer(0)), b0 = afxdp::lab::mac_address(net.interface(0));
-  const Mac a1 = afxdp::lab::mac_address(net.peer(1)), b1 = afxdp::lab::mac_address(net.interface(1));
+  const Mac a0 = afxdp::lab::mac_address(net.peer(0)),
+            b0 = afxdp::lab::mac_address(net.interface(0));
+  const Mac a1 = afxdp::lab::mac_address(net.peer(1)),
+            b1 = afxdp::lab::mac_address(net.interface(1));
   return Peer({{net.peer(0), net.peer(1), b0, a0, b0, a0, 0},
                {net.peer(1), net.peer(0), b1, a1, b1, a1, count}},
               count);

@@ -106,7 +106,8 @@ int main() try {
     serve<swap_macs>(socket);
     std::uint32_t seq = 0;  // back to a, from b: the handler's swap, payload untouched
     if (peer.receive(got, 0) && afxdp::lab::check_test_frame(got.data(), got.size(), seq) &&
-        std::equal(a.begin(), a.end(), got.begin()) && std::equal(b.begin(), b.end(), got.begin() + 6)) {
+        std::equal(a.begin(), a.end(), got.begin()) &&
+        std::equal(b.begin(), b.end(), got.begin() + 6)) {
       ++echoed;
     }
   }

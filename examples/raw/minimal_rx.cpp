@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
     afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
 
     afxdp::Umem umem({.frame_count = 4096});
-    afxdp::Socket socket(umem, {.interface = veth.b(), .queue = 0, .mode = afxdp::BindMode::native_copy});
+    afxdp::Socket socket(umem,
+                         {.interface = veth.b(), .queue = 0, .mode = afxdp::BindMode::native_copy});
     afxdp::XskProgram program({.interface = veth.b(), .mode = afxdp::AttachMode::native});
     program.insert(0, socket.fd());
 
@@ -45,7 +46,8 @@ int main(int argc, char** argv) {
     // fill ring's consumer index, so a full fill ring can look full a moment longer).
     afxdp::FillRing& fill = socket.fill();
     const std::uint32_t lent = fill.reserve(fill.size() / 2);
-    for (std::uint32_t i = 0; i < lent; ++i) fill.at(i) = std::uint64_t{i} * umem.config().frame_size;
+    for (std::uint32_t i = 0; i < lent; ++i)
+      fill.at(i) = std::uint64_t{i} * umem.config().frame_size;
     fill.submit(lent);
 
     afxdp::lab::PacketSocket peer(veth.a());
@@ -90,9 +92,10 @@ int main(int argc, char** argv) {
       received += n;
     }
     // `received` may exceed `sent`: the kernel's own IPv6 frames on a fresh link arrive too.
-    std::printf("sent %u test frames over %s; received %u frames on %s through AF_XDP, %u of them "
-                "our test frames, intact\n",
-                sent, veth.a().c_str(), received, socket.name().c_str(), intact);
+    std::printf(
+        "sent %u test frames over %s; received %u frames on %s through AF_XDP, %u of them "
+        "our test frames, intact\n",
+        sent, veth.a().c_str(), received, socket.name().c_str(), intact);
     return intact == count ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "minimal_rx: %s\n", e.what());

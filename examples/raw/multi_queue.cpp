@@ -76,8 +76,9 @@ int main() try {
   const std::uint64_t frame_size = umem.config().frame_size;
   std::vector<afxdp::Socket> sockets;
   for (std::uint32_t q = 0; q < queues; ++q) {  // queue q lends frames [q * 2048, (q + 1) * 2048)
-    auto& s = sockets.emplace_back(umem, afxdp::SocketConfig{.interface = veth.b(), .queue = q,
-                                                             .mode = afxdp::BindMode::native_copy});
+    auto& s = sockets.emplace_back(
+        umem, afxdp::SocketConfig{
+                  .interface = veth.b(), .queue = q, .mode = afxdp::BindMode::native_copy});
     const std::uint32_t n = s.fill().reserve(s.fill().size() / 2);
     for (std::uint32_t i = 0; i < n; ++i) s.fill().at(i) = (q * frames_per_queue + i) * frame_size;
     s.fill().submit(n);
@@ -87,7 +88,8 @@ int main() try {
   Counter counted[queues] = {}, sent{0};
   std::vector<std::jthread> receivers, senders;
   for (std::uint32_t q = 0; q < queues; ++q) {
-    receivers.emplace_back(count_frames, std::ref(sockets[q]), std::ref(counted[q]), std::cref(stop));
+    receivers.emplace_back(count_frames, std::ref(sockets[q]), std::ref(counted[q]),
+                           std::cref(stop));
   }
   for (unsigned cpu = 0; cpu < queues; ++cpu) {
     senders.emplace_back(send_from, cpu, std::cref(veth), std::ref(sent));
