@@ -4,7 +4,19 @@
 # still run with a capability.
 set -eu
 if [ "$(id -u)" = 0 ]; then
-  exec setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$0" "$@"
+  # nobody may not reach the build tree (a clone under /root, say): run a copy from a directory
+  # of its own.
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+  cp "$0" "$1" "$dir/"
+  chmod -R a+rX "$dir"
+  program="$dir/$(basename "$1")"
+  shift
+  cd "$dir"
+  status=0
+  setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+    "$dir/$(basename "$0")" "$program" "$@" || status=$?
+  exit "$status"
 fi
 effective=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
 if [ "$effective" != 0000000000000000 ]; then
