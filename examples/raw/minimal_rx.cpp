@@ -42,8 +42,9 @@ int main(int argc, char** argv) {
     program.insert(0, socket.fd());
 
     // Lend the kernel frames to receive into: half a fill ring's worth, so that a batch taken off
-    // rx always fits back on the fill ring (the kernel publishes rx entries before it moves the
-    // fill ring's consumer index, so a full fill ring can look full a moment longer).
+    // rx nearly always fits back on the fill ring at once (the kernel publishes rx entries before
+    // it moves the fill ring's consumer index, so a full fill ring can look full a moment
+    // longer). When it does not, the rest waits on rx: see the loop.
     afxdp::FillRing& fill = socket.fill();
     const std::uint32_t lent = fill.reserve(fill.size() / 2);
     for (std::uint32_t i = 0; i < lent; ++i)
