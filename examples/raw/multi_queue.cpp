@@ -71,7 +71,8 @@ int main() try {
   }
   afxdp::lab::enter_private_network();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix(), queues);
-  afxdp::Umem umem({.frame_count = queues * frames_per_queue});
+  // 2048-byte frames: any size the kernel takes works, the addresses below follow it.
+  afxdp::Umem umem({.frame_count = queues * frames_per_queue, .frame_size = 2048});
   afxdp::XskProgram program({.interface = veth.b()});
   const std::uint64_t frame_size = umem.config().frame_size;
   std::vector<afxdp::Socket> sockets;
