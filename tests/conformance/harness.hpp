@@ -30,6 +30,9 @@ inline constexpr std::uint32_t default_packets = 4096;     // DEFAULT_PKT_CNT
 inline constexpr std::uint32_t default_frames = 1024;      // DEFAULT_UMEM_BUFFERS
 inline constexpr std::uint32_t batch = 64;                 // DEFAULT_BATCH_SIZE
 inline constexpr std::uint32_t tx_budget = 32;             // MAX_TX_BUDGET_DEFAULT
+// veth's per-queue ring (VETH_RING_SIZE in drivers/net/veth.c): frames between the sending end's
+// transmit and the receiving end's NAPI. On a device without a qdisc veth drops what does not fit.
+inline constexpr std::uint32_t veth_ring = 256;
 
 // A mode of the kernel's runner: skb or drv (our native copy), each also with busy polling
 // (the second pass of test_xsk.sh).
@@ -112,6 +115,8 @@ class Sender {
 
   bool all_queued() const noexcept { return next_ == stream_.size(); }
   std::size_t next() const noexcept { return next_; }
+  // Packets the kernel has taken from the tx ring (refreshes its consumer index).
+  std::size_t consumed() { return next_ - socket_.tx().outstanding(); }
   // Valid descriptors not completed yet (on the tx ring, in the kernel or on the completion ring).
   std::uint32_t awaiting() const noexcept { return awaiting_valid_; }
   bool all_completed() const noexcept { return awaiting_valid_ == 0; }
@@ -172,6 +177,8 @@ class Receiver {
   // How many of the sequences before `sequence` this receiver expects.
   std::uint32_t expected_before(std::size_t sequence) const;
   std::uint32_t received() const noexcept { return static_cast<std::uint32_t>(next_); }
+  // Sequences of the stream up to and including the last one received.
+  std::size_t passed() const noexcept { return next_ == 0 ? 0 : std::size_t{expected_[next_ - 1]} + 1; }
   std::uint32_t lent() const noexcept { return lent_; }
   const std::string& error() const noexcept { return error_; }
   Socket& socket() noexcept { return socket_; }
@@ -204,8 +211,9 @@ struct TrafficOptions {
 
 // Drive one sender and its receivers until every receiver has its frames and the sender its
 // completions, pacing so that no more frames are in flight than the receivers lent (as the
-// kernel's test does). Without receivers, send as fast as the tx ring allows. Returns "" or the
-// first failure.
+// kernel's test does) and no more wait in veth's ring than it holds (veth_ring: with busy-poll
+// NAPI settings and native XDP the receiving end's NAPI may not run for a while). Without
+// receivers, send as fast as the tx ring allows. Returns "" or the first failure.
 std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
                         const TrafficOptions& options = {});
 
