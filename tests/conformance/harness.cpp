@@ -254,7 +254,7 @@ std::uint32_t Receiver::receive(std::uint32_t max) {
     } else {
       const auto* data = reinterpret_cast<const std::uint8_t*>(umem.data(umem.resolve(desc.addr)));
       std::uint32_t sequence = 0;
-      if (!lab::check_test_frame(data, desc.len, sequence)) {
+      if (desc.len < added_tail_ || !lab::check_test_frame(data, desc.len - added_tail_, sequence)) {
         fail("frame " + std::to_string(next_) + " (expected sequence " +
              std::to_string(expected_[next_]) + ") has wrong content, " + describe(desc));
       } else if (sequence != expected_[next_]) {

@@ -169,6 +169,9 @@ class Receiver {
   void expect(std::vector<std::uint32_t> sequences, std::vector<std::uint32_t> lengths);
   // Frames received so far must carry the metadata the program wrote (XDP_METADATA_COPY).
   void check_metadata(bool on) noexcept { check_metadata_ = on; }
+  // The last `bytes` of each frame were added by the program (XDP_ADJUST_TAIL_GROW): their
+  // content is not the sender's, so only the bytes before them are checked.
+  void added_tail(std::uint32_t bytes) noexcept { added_tail_ = bytes; }
   // Kick (recvfrom), take up to `max` frames, check them, release them and give their frames
   // back to the fill ring.
   std::uint32_t receive(std::uint32_t max);
@@ -194,6 +197,7 @@ class Receiver {
   std::vector<std::uint32_t> expected_, lengths_;
   std::size_t next_ = 0;
   bool check_metadata_ = false;
+  std::uint32_t added_tail_ = 0;
   std::vector<std::uint64_t> waiting_;  // frames for the fill ring that did not fit yet
   std::string error_;
 };
