@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <memory>
 #include <exception>
 #include <optional>
 #include <pthread.h>
@@ -90,14 +92,26 @@ bool SignalStop::requested() const noexcept { return signal() != 0; }
 int SignalStop::signal() const noexcept { return caught_signal.load(std::memory_order_relaxed); }
 
 std::vector<unsigned> usable_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<unsigned> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  for (unsigned cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  // The mask is sized by doubling from 1024 CPUs (glibc's cpu_set_t) while the kernel says
+  // EINVAL, so that a machine with more CPUs is read whole.
+  struct Free {
+    void operator()(cpu_set_t* set) const noexcept { CPU_FREE(set); }
+  };
+  for (std::size_t count = 1024; count <= (std::size_t{1} << 20); count *= 2) {
+    const std::unique_ptr<cpu_set_t, Free> set(CPU_ALLOC(count));
+    if (!set) return {};
+    const std::size_t size = CPU_ALLOC_SIZE(count);
+    CPU_ZERO_S(size, set.get());
+    if (::sched_getaffinity(0, size, set.get()) == 0) {
+      std::vector<unsigned> cpus;
+      for (std::size_t cpu = 0; cpu < count; ++cpu) {
+        if (CPU_ISSET_S(cpu, size, set.get())) cpus.push_back(static_cast<unsigned>(cpu));
+      }
+      return cpus;
+    }
+    if (errno != EINVAL) return {};
   }
-  return cpus;
+  return {};
 }
 
 bool pin_to_cpu(unsigned cpu) noexcept {

@@ -3,7 +3,8 @@
 
 #include "child.hpp"
 #include "demo.hpp"
-#include "usable_cpus.hpp"
+
+#include <afxdp/run.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -62,7 +63,7 @@ namespace {
 
 // The application's CPU: the second one the test (and so the demo it starts) may use.
 std::string app_cpu() {
-  const std::vector<unsigned> usable = afxdp::tool::usable_cpus();
+  const std::vector<unsigned> usable = afxdp::usable_cpus();
   return usable.size() >= 2 ? std::to_string(usable[1]) : "none";
 }
 
@@ -131,7 +132,7 @@ TEST(DemoSystem, ReferenceRunsBesideOurCellAndItsRateIsRead) {
 TEST(DemoSystem, FewerThanTwoUsableCpusIsOneLine) {
   AFXDP_REQUIRE_SYSTEM();
   if (::access("/usr/bin/taskset", X_OK) != 0) GTEST_SKIP() << "needs taskset (util-linux)";
-  const std::vector<unsigned> usable = afxdp::tool::usable_cpus();
+  const std::vector<unsigned> usable = afxdp::usable_cpus();
   ASSERT_FALSE(usable.empty());
   // The last usable CPU alone: not CPU 0 on a machine that has more, where the old code ran.
   const std::string only = std::to_string(usable.back());

@@ -4,10 +4,10 @@
 #include "bench_stats.hpp"
 #include "child.hpp"
 #include "number_checks.hpp"
-#include "usable_cpus.hpp"
 #include "xdpsock_reference.hpp"
 
 #include <afxdp/interface.hpp>
+#include <afxdp/run.hpp>
 #include <afxdp/xsk_program.hpp>
 
 #include <lab.hpp>
