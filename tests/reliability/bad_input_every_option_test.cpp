@@ -298,6 +298,8 @@ std::vector<Row> gen_boundary_rows(const std::string& i) {
       {"--dst-port", {s, "-i", i, "--dst-port", u32_over, "-d", "1"}, {"--dst-port", u32_over}},
       {"--cpu", {s, "-i", i, "--cpu", "2147483647", "-d", "1"}, {"cpu", "2147483647", "not available"}},
       {"--cpu", {s, "-i", i, "--cpu", "2147483648", "-d", "1"}, {"--cpu", "2147483648"}},
+      {"--duration", {s, "-i", i, "-d", "1e10"}, {"--duration", "1e10", "31536000"}},
+      {"--duration", {s, "-i", i, "-d", "inf"}, {"--duration", "inf"}},
       {"--cpu", {s, "-i", i, "--cpu", "inf", "-d", "1"}, {"--cpu", "inf"}},
       {"--batch-size", {s, "-i", i, "--batch-size", "257", "-d", "1"}, {"--batch-size", "257"}},
       {"--batch-size", {s, "-i", i, "--batch-size", u32_over, "-d", "1"}, {"--batch-size", u32_over}},

@@ -88,6 +88,12 @@ int run_dump(const DumpOptions& o) {
                static_cast<unsigned long long>(stats.kernel.rx_ring_full));
   std::fprintf(stderr, ", bad descriptors %llu)\n", static_cast<unsigned long long>(stats.refused));
   if (!write_error.empty()) throw std::runtime_error(write_error);
+  // Every frame where the queue says it is: a leak would have shown as a shrinking capture.
+  if (const FrameAccount a = queue.account(); a.total() != queue.frames() || queue.ledger().errors()) {
+    throw std::runtime_error("frame account: " + std::to_string(a.total()) + " of " +
+                             std::to_string(queue.frames()) + " frames accounted for, " +
+                             std::to_string(queue.ledger().errors()) + " ledger error(s)");
+  }
   return 0;
 }
 

@@ -135,7 +135,7 @@ CLI::App* add_gen_options(CLI::App& parent, GenOptions& o) {
   app->add_option("--cpu", o.cpu, "pin to this CPU (the kernel runs the frames on it)")
       ->check(non_negative_number());
   app->add_option("-d,--duration", o.duration, "seconds to run (0: until -C or Ctrl-C)")
-      ->check(non_negative_number());
+      ->check(seconds_within(run_duration));
   app->add_option("--batch-size", o.batch_size, "frames per kernel batch")->check(CLI::Range(1, 256));
   app->add_flag("--json", o.json, "one JSON object per second and a final summary");
   app->add_flag("-Q,--quiet", o.quiet, "print only the final summary");
