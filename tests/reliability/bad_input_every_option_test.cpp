@@ -182,6 +182,50 @@ std::vector<Row> dump_rows(const std::string& i) {
   };
 }
 
+std::vector<Row> latency_rows(const std::string& i) {
+  const std::string s = "latency";
+  return {
+      {"--interface", {s}, {"--interface or --udp"}},
+      {"--interface", {s, "-i", "nosuchif0"}, {"nosuchif0", "does not exist"}},
+      // Runs, with nothing on the other end to answer.
+      {"--interface", {s, "-i", i, "--timeout", "0.2"}, {"no reply from the reflector on " + i, "0.2 s"}},
+      {"--queue", {s, "-i", i, "-q", "3"}, {"queue 3", i}},
+      {"--queue", {s, "-i", i, "-q", "x"}, {"--queue", "x"}},
+      {"--udp", {s, "--udp", "10.0.0.2"}, {"--udp", "10.0.0.2"}},
+      {"--udp", {s, "--udp", "10.0.0.2:7", "-i", i}, {"--udp", "--interface"}},
+      {"--udp", {s, "--udp", "127.0.0.1:9", "--timeout", "0.2"}, {"no reply", "127.0.0.1:9"}},
+      {"--rate", {s, "-i", i, "--rate", "0"}, {"--rate", "0"}},
+      {"--rate", {s, "-i", i, "--rate", "inf"}, {"--rate", "inf"}},
+      {"--rate", {s, "-i", i, "--rate", "2e6"}, {"--rate", "1000000"}},
+      {"--count", {s, "-i", i, "-C", "0"}, {"--count", "0"}},
+      {"--count", {s, "-i", i, "-C", "-1"}, {"--count", "-1"}},
+      {"--size", {s, "-i", i, "-s", "20"}, {"--size", "20"}},
+      {"--size", {s, "-i", i, "-s", "5000"}, {"--size", "5000"}},
+      {"--wait", {s, "-i", i, "--wait", "foo"}, {"--wait", "foo"}},
+      {"--wait", {s, "--udp", "10.0.0.2:7", "--wait", "busy-poll"}, {"busy-poll", "--udp"}},
+      {"--timeout", {s, "-i", i, "--timeout", "0"}, {"--timeout", "0"}},
+      {"--timeout", {s, "-i", i, "--timeout", "nan"}, {"--timeout", "nan"}},
+      {"--dst-mac", {s, "-i", i, "-G", "11:22"}, {"MAC", "11:22"}},
+      {"--cpu", {s, "-i", i, "--cpu", "4000"}, {"--cpu", "CPU 4000"}},
+      {"--cpu", {s, "-i", i, "--cpu", "x"}, {"--cpu", "'x'"}},
+      {"--json", {s, "-i", i, "--json", "--rate", "0"}, {"--rate", "0"}},
+      flag(s, i, "--skb"),
+      flag(s, i, "--json"),
+      {"", {s, "-i", i, "--bogus"}, {"--bogus"}},
+  };
+}
+
+std::vector<Row> udp_echo_rows() {
+  const std::string s = "udp-echo";
+  return {
+      {"--listen", {s}, {"--listen", "required"}},
+      {"--listen", {s, "--listen", "1.2.3.4"}, {"--listen", "1.2.3.4"}},
+      {"--listen", {s, "--listen", "192.0.2.99:7"}, {"192.0.2.99:7", "Cannot assign"}},
+      {"--count", {s, "--listen", "127.0.0.1:7", "-C", "-1"}, {"--count", "-1"}},
+      {"", {s, "--listen", "127.0.0.1:7", "--bogus"}, {"--bogus"}},
+  };
+}
+
 std::vector<Row> demo_rows() {
   const std::string s = "demo";
   return {
@@ -218,6 +262,8 @@ std::map<std::string, std::vector<Row>> table(const std::string& a, const std::s
   rows["rxq-info"] = rxq_info_rows(b, a);
   rows["dump"] = dump_rows(b);
   rows["demo"] = demo_rows();
+  rows["latency"] = latency_rows(b);
+  rows["udp-echo"] = udp_echo_rows();
   rows[""] = {{"", {}, {"subcommand"}}, {"", {"nosuchcommand"}, {"nosuchcommand"}}};  // afxdp's own
   return rows;
 }

@@ -23,7 +23,7 @@ void require(bool rule, const std::string& message) {
 
 std::string shown(double value) {
   char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
+  std::snprintf(text, sizeof text, "%.10g", value);
   return text;
 }
 
@@ -57,7 +57,7 @@ CLI::App* add_latency_options(CLI::App& parent, LatencyOptions& o) {
   app->add_option("--wait", o.wait_text, "when nothing arrived: spin, poll or busy-poll")
       ->capture_default_str();
   app->add_option("--timeout", o.timeout,
-                  "seconds to wait for an echo (the first, and the last ones) (at most 60)")
+                  "seconds to wait for the first echo, and for the last after the last probe (at most 60)")
       ->capture_default_str()
       ->check(positive_number());
   CLI::Option* dst_mac =

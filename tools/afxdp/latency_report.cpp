@@ -40,17 +40,17 @@ std::string quoted(const std::string& text) {
 
 RoundTrips summarize(std::vector<std::uint64_t>& ns) {
   std::sort(ns.begin(), ns.end());
-  const auto rank = [&](double percent) {
-    const auto n = static_cast<double>(ns.size());
-    const auto at = static_cast<std::size_t>(std::ceil(percent / 100.0 * n));
-    return static_cast<double>(ns[std::clamp<std::size_t>(at, 1, ns.size()) - 1]) / 1000.0;
+  // In integers: 99.9 / 100 * 1000 is a hair above 999 in doubles, and its ceiling one rank off.
+  const auto rank = [&](std::uint64_t per_mille) {
+    const std::uint64_t at = (per_mille * ns.size() + 999) / 1000;
+    return static_cast<double>(ns[std::clamp<std::uint64_t>(at, 1, ns.size()) - 1]) / 1000.0;
   };
   RoundTrips r;
   r.min_us = static_cast<double>(ns.front()) / 1000.0;
-  r.p50_us = rank(50);
-  r.p90_us = rank(90);
-  r.p99_us = rank(99);
-  r.p999_us = rank(99.9);
+  r.p50_us = rank(500);
+  r.p90_us = rank(900);
+  r.p99_us = rank(990);
+  r.p999_us = rank(999);
   r.max_us = static_cast<double>(ns.back()) / 1000.0;
   const long double sum = std::accumulate(ns.begin(), ns.end(), 0.0L);
   r.mean_us = static_cast<double>(sum / static_cast<long double>(ns.size()) / 1000.0L);
