@@ -58,8 +58,8 @@ void expect_every_probe_counted(const ToolResult& r, const std::string& label) {
 }
 
 std::vector<std::string> latency_args(const std::string& interface, const std::string& wait) {
-  return {"latency", "-i", interface, "--rate", "1000", "-C", std::to_string(probes), "--wait",
-          wait, "--json"};
+  return {"latency", "-i", interface, "--rate", "1000", "-C", std::to_string(probes),
+          "--wait",  wait, "--json"};
 }
 
 TEST(Latency, ThroughL2fwdEveryProbeCountedInEveryWaitMode) {
@@ -114,9 +114,9 @@ TEST(Latency, NoReflectorIsOneLineWithinTheTimeout) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   // 100 s of probes asked for: only the timeout can end this run within the test's 30 s.
-  const ToolResult r = run_tool({"latency", "-i", veth.a(), "--rate", "1000", "-C", "100000",
-                                 "--timeout", "0.5", "--json"},
-                                30000);
+  const ToolResult r = run_tool(
+      {"latency", "-i", veth.a(), "--rate", "1000", "-C", "100000", "--timeout", "0.5", "--json"},
+      30000);
   EXPECT_TRUE(r.exit_code > 0 && r.exit_code < 128) << "exit " << r.exit_code << ": " << r.err;
   EXPECT_EQ(lines_of(r.err).size(), 1U) << r.err;
   EXPECT_NE(r.err.find("no reply from the reflector on " + veth.a() + " within 0.5 s"),
@@ -133,9 +133,9 @@ TEST(Latency, AReflectorThatStopsAnsweringIsReportedAsLoss) {
   // l2fwd ends after 100 frames: the rest of the probes are lost.
   Child l2fwd = start_tool({"l2fwd", "-i", veth.b(), "-C", "100", "--json", "-n", "0.2"});
   afxdp::test::wait_until_running(l2fwd);
-  const ToolResult r = run_tool({"latency", "-i", veth.a(), "--rate", "1000", "-C", "400",
-                                 "--timeout", "0.5", "--json"},
-                                30000);
+  const ToolResult r = run_tool(
+      {"latency", "-i", veth.a(), "--rate", "1000", "-C", "400", "--timeout", "0.5", "--json"},
+      30000);
   EXPECT_EQ(wait_for(l2fwd, 30000).exit_code, 0);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(lines_of(r.err).size(), 1U) << r.err;
@@ -144,6 +144,20 @@ TEST(Latency, AReflectorThatStopsAnsweringIsReportedAsLoss) {
   const std::string line = last_line_with(r.out, "\"latency\":true");
   EXPECT_EQ(json_number(line, "received"), 100) << r.out;
   EXPECT_EQ(json_number(line, "lost"), 300) << r.out;
+}
+
+TEST(Latency, WithoutPrivilegeNamesTheCapabilityBeforeTouchingAnything) {
+  AFXDP_REQUIRE_SYSTEM();
+  if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs setpriv (util-linux)";
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  Child tool = start_tool({"latency", "-i", veth.a(), "-C", "10"},
+                          {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+  const ToolResult r = wait_for(tool, 30000);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(lines_of(r.err).size(), 1U) << r.err;
+  EXPECT_NE(r.err.find("latency needs CAP_NET_ADMIN"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth.a())), 0U);
 }
 
 // Waits (bounded) until /proc/PID/ns/net is another namespace than ours.
@@ -190,7 +204,8 @@ TEST(Latency, ThroughUdpEchoEveryProbeCounted) {
   ASSERT_TRUE(in_other_namespace(echo.pid())) << echo.err();
   const std::string pid = std::to_string(echo.pid());
   afxdp::lab::run({"ip", "link", "set", veth.b(), "netns", pid});
-  afxdp::lab::run({"nsenter", "-t", pid, "-n", "ip", "addr", "add", "10.201.0.2/24", "dev", veth.b()});
+  afxdp::lab::run(
+      {"nsenter", "-t", pid, "-n", "ip", "addr", "add", "10.201.0.2/24", "dev", veth.b()});
   afxdp::lab::run({"nsenter", "-t", pid, "-n", "ip", "link", "set", veth.b(), "up"});
   afxdp::lab::run({"ip", "addr", "add", "10.201.0.1/24", "dev", veth.a()});
   ASSERT_TRUE(echoes("10.201.0.2", 7007));
@@ -202,7 +217,8 @@ TEST(Latency, ThroughUdpEchoEveryProbeCounted) {
                                "udp " + wait);
   }
   // Nothing listens on another port: ICMP port unreachable, then the one line.
-  const ToolResult none = run_tool({"latency", "--udp", "10.201.0.2:7008", "--timeout", "0.3"}, 30000);
+  const ToolResult none =
+      run_tool({"latency", "--udp", "10.201.0.2:7008", "--timeout", "0.3"}, 30000);
   EXPECT_EQ(none.exit_code, 1) << none.err;
   EXPECT_NE(none.err.find("no reply from the reflector at 10.201.0.2:7008 within 0.3 s"),
             std::string::npos)

@@ -56,10 +56,11 @@ TEST(LatencyReport, HistogramHoldsEveryValueOnceInLogSpacedBuckets) {
   EXPECT_EQ(total, ns.size());
   EXPECT_DOUBLE_EQ(b.front().from_us, 2.5);  // trimmed: the first bucket holds the smallest
   EXPECT_EQ(b.front().count, 1U);
-  EXPECT_EQ(b.back().count, 1U);             // and the last the largest
+  EXPECT_EQ(b.back().count, 1U);  // and the last the largest
   EXPECT_DOUBLE_EQ(b.back().from_us, 2'000'000.0);
   const auto at = [&](double from) {
-    return std::find_if(b.begin(), b.end(), [&](const Bucket& x) { return x.from_us == from; })->count;
+    return std::find_if(b.begin(), b.end(), [&](const Bucket& x) { return x.from_us == from; })
+        ->count;
   };
   EXPECT_EQ(at(4.0), 0U);
   EXPECT_EQ(at(5.0), 3U);
@@ -81,9 +82,9 @@ TEST(LatencyReport, JsonAndTextCarryTheCounts) {
   r.round_trips = summarize(ns);
   r.buckets = histogram(ns);
   const std::string json = latency_json(r);
-  for (const char* part : {"\"latency\":true", "\"sent\":10", "\"received\":8", "\"lost\":2",
-                           "\"duplicates\":1", "\"strays\":2", "\"p50_us\":4.000",
-                           "\"p99_9_us\":8.000", "\"histogram\":[{"}) {
+  for (const char* part :
+       {"\"latency\":true", "\"sent\":10", "\"received\":8", "\"lost\":2", "\"duplicates\":1",
+        "\"strays\":2", "\"p50_us\":4.000", "\"p99_9_us\":8.000", "\"histogram\":[{"}) {
     EXPECT_NE(json.find(part), std::string::npos) << part << " in " << json;
   }
   EXPECT_EQ(json.back(), '\n');
@@ -111,10 +112,10 @@ TEST(LatencyProbes, AnEchoCountsOnceAndOnlyForAProbeInFlight) {
   EXPECT_EQ(book.round_trips_ns().front(), 5000U);
   book.answer(payload({77, 1, first.sent_ns}), now);  // again
   EXPECT_EQ(book.duplicates(), 1U);
-  book.answer(payload({78, 0, first.sent_ns}), now);        // another run's
-  book.answer(payload({77, 2, first.sent_ns}), now);        // not sent yet
-  book.answer(payload({77, 4, first.sent_ns}), now);        // beyond -C
-  book.answer(payload({77, 0, now + 1}), now);              // sent in the future
+  book.answer(payload({78, 0, first.sent_ns}), now);  // another run's
+  book.answer(payload({77, 2, first.sent_ns}), now);  // not sent yet
+  book.answer(payload({77, 4, first.sent_ns}), now);  // beyond -C
+  book.answer(payload({77, 0, now + 1}), now);        // sent in the future
   std::array<std::byte, probe_bytes> not_ours = payload({77, 0, first.sent_ns});
   not_ours[0] = std::byte{0};
   book.answer(not_ours, now);
@@ -152,9 +153,10 @@ TEST(LatencyOptions, Defaults) {
 }
 
 TEST(LatencyOptions, EveryOption) {
-  const LatencyOptions o = parse({"-i", "eth1", "-q", "2", "--rate", "2e4", "-C", "500", "-s", "128",
-                                  "--wait", "busy-poll", "--timeout", "0.5", "-G",
-                                  "02:00:00:00:00:0a", "-S", "--cpu", "1", "--json"});
+  const LatencyOptions o =
+      parse({"-i", "eth1",  "-q",     "2",         "--rate",    "2e4", "-C", "500",
+             "-s", "128",   "--wait", "busy-poll", "--timeout", "0.5", "-G", "02:00:00:00:00:0a",
+             "-S", "--cpu", "1",      "--json"});
   EXPECT_EQ(o.queue, 2U);
   EXPECT_EQ(o.rate, 20000);
   EXPECT_EQ(o.count, 500U);

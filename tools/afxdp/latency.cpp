@@ -38,8 +38,8 @@ const char* latency_wait_name(LatencyWait wait) {
 CLI::App* add_latency_options(CLI::App& parent, LatencyOptions& o) {
   CLI::App* app = parent.add_subcommand(
       "latency", "round-trip times of probes sent through a reflector (AF_XDP, or --udp)");
-  CLI::Option* interface =
-      app->add_option("-i,--interface", o.interface, "send the probes from AF_XDP on this interface");
+  CLI::Option* interface = app->add_option("-i,--interface", o.interface,
+                                           "send the probes from AF_XDP on this interface");
   CLI::Option* queue = app->add_option("-q,--queue", o.queue, "rx queue of the AF_XDP socket")
                            ->capture_default_str()
                            ->check(not_negative_integer());
@@ -56,12 +56,13 @@ CLI::App* add_latency_options(CLI::App& parent, LatencyOptions& o) {
       ->check(not_negative_integer());
   app->add_option("--wait", o.wait_text, "when nothing arrived: spin, poll or busy-poll")
       ->capture_default_str();
-  app->add_option("--timeout", o.timeout,
-                  "seconds to wait for the first echo, and for the last after the last probe (at most 60)")
+  app->add_option(
+         "--timeout", o.timeout,
+         "seconds to wait for the first echo, and for the last after the last probe (at most 60)")
       ->capture_default_str()
       ->check(positive_number());
-  CLI::Option* dst_mac =
-      app->add_option("-G,--dst-mac", o.dst_mac_text, "destination MAC (default ff:ff:ff:ff:ff:ff)");
+  CLI::Option* dst_mac = app->add_option("-G,--dst-mac", o.dst_mac_text,
+                                         "destination MAC (default ff:ff:ff:ff:ff:ff)");
   CLI::Option* skb = app->add_flag("-S,--skb", o.skb, "skb (generic) XDP mode");
   app->add_option("--cpu", o.cpu_text, "pin to this CPU");
   app->add_flag("--json", o.json, "one JSON object instead of the text report");
@@ -83,8 +84,9 @@ void finish_latency_options(LatencyOptions& o) {
   require(!o.interface.empty() || !o.udp_text.empty(),
           "--interface or --udp: say where the probes go (-i IF for AF_XDP, --udp ADDR:PORT)");
   require(o.interface.empty() || o.udp_text.empty(), "--interface and --udp: choose one");
-  require(std::isfinite(o.rate) && o.rate > 0 && o.rate <= latency_max_rate,
-          "--rate: " + shown(o.rate) + " must be more than 0 and at most 1000000 probes per second");
+  require(
+      std::isfinite(o.rate) && o.rate > 0 && o.rate <= latency_max_rate,
+      "--rate: " + shown(o.rate) + " must be more than 0 and at most 1000000 probes per second");
   require(o.count >= 1 && o.count <= latency_max_count,
           "--count: " + std::to_string(o.count) + " must be 1 to 10000000 probes");
   require(o.size >= latency_min_size && o.size <= latency_max_size,
@@ -141,7 +143,8 @@ int run_latency(const LatencyOptions& o) {
   if (result.lost() != 0) {
     throw std::runtime_error("lost " + std::to_string(result.lost()) + " of " +
                              std::to_string(result.sent) + " probes (no echo within " +
-                             shown(o.timeout) + " s): more than the reflector sustains? try a lower --rate");
+                             shown(o.timeout) +
+                             " s): more than the reflector sustains? try a lower --rate");
   }
   return 0;
 }

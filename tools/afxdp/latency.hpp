@@ -21,25 +21,25 @@ namespace afxdp::tool {
 enum class LatencyWait { spin, poll, busy_poll };
 const char* latency_wait_name(LatencyWait wait);
 
-inline constexpr double latency_max_rate = 1'000'000;        // probes per second
+inline constexpr double latency_max_rate = 1'000'000;  // probes per second
 inline constexpr std::uint64_t latency_max_count = 10'000'000;
-inline constexpr double latency_max_timeout = 60;           // seconds
-inline constexpr std::uint32_t latency_min_size = 62;       // Ethernet, IPv4, UDP, the probe
-inline constexpr std::uint32_t latency_max_size = 1514;     // a 1500-byte MTU's frame
+inline constexpr double latency_max_timeout = 60;        // seconds
+inline constexpr std::uint32_t latency_min_size = 62;    // Ethernet, IPv4, UDP, the probe
+inline constexpr std::uint32_t latency_max_size = 1514;  // a 1500-byte MTU's frame
 
 struct LatencyOptions {
-  std::string interface;          // -i: AF_XDP on this interface
-  std::uint32_t queue = 0;        // -q
-  std::string udp_text;           // --udp ADDR:PORT: a UDP socket instead
-  double rate = 1000;             // --rate probes per second
-  std::uint64_t count = 10000;    // -C probes
-  std::uint32_t size = 64;        // -s frame bytes (with --udp: the datagram is size - 42)
-  std::string wait_text = "poll"; // --wait
-  double timeout = 2;             // --timeout seconds
-  std::string dst_mac_text;       // -G: default broadcast
-  bool skb = false;               // -S
-  std::string cpu_text;           // --cpu N
-  bool json = false;              // --json
+  std::string interface;           // -i: AF_XDP on this interface
+  std::uint32_t queue = 0;         // -q
+  std::string udp_text;            // --udp ADDR:PORT: a UDP socket instead
+  double rate = 1000;              // --rate probes per second
+  std::uint64_t count = 10000;     // -C probes
+  std::uint32_t size = 64;         // -s frame bytes (with --udp: the datagram is size - 42)
+  std::string wait_text = "poll";  // --wait
+  double timeout = 2;              // --timeout seconds
+  std::string dst_mac_text;        // -G: default broadcast
+  bool skb = false;                // -S
+  std::string cpu_text;            // --cpu N
+  bool json = false;               // --json
 
   // Filled in by finish_latency_options.
   LatencyWait wait = LatencyWait::poll;

@@ -27,7 +27,8 @@ constexpr std::uint32_t burst = 64;    // most probes sent in one turn when behi
 std::uint64_t cpu_ns() noexcept {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(ts.tv_nsec);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000U +
+         static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 // Sleep in poll() on `fd` until it is readable or `until` (CLOCK_MONOTONIC ns) passed. Nanosecond
@@ -35,13 +36,15 @@ std::uint64_t cpu_ns() noexcept {
 void wait_readable(int fd, std::uint64_t now, std::uint64_t until) {
   if (until <= now) return;
   const std::uint64_t left = until - now;
-  const timespec timeout{static_cast<time_t>(left / 1'000'000'000U), static_cast<long>(left % 1'000'000'000U)};
+  const timespec timeout{static_cast<time_t>(left / 1'000'000'000U),
+                         static_cast<long>(left % 1'000'000'000U)};
   pollfd p{fd, POLLIN, 0};
   ::ppoll(&p, 1, &timeout, nullptr);  // EINTR (a stop signal) is a wake-up like any other
 }
 
 void sleep_until(std::uint64_t until) {
-  const timespec at{static_cast<time_t>(until / 1'000'000'000U), static_cast<long>(until % 1'000'000'000U)};
+  const timespec at{static_cast<time_t>(until / 1'000'000'000U),
+                    static_cast<long>(until % 1'000'000'000U)};
   clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr);
 }
 
@@ -72,7 +75,8 @@ class XskLink {
       const std::uint64_t now = monotonic_ns();
       for (const Frame& f : frames) {
         const std::span<const std::byte> bytes = f.data();
-        book.answer(bytes.size() > headers ? bytes.subspan(headers) : std::span<const std::byte>{}, now);
+        book.answer(bytes.size() > headers ? bytes.subspan(headers) : std::span<const std::byte>{},
+                    now);
       }
     });
   }
@@ -135,7 +139,8 @@ class UdpLink {
         if (errno == EAGAIN) break;
         throw std::system_error(errno, std::generic_category(), "recv");
       }
-      book.answer(std::span<const std::byte>(buffer_.data(), static_cast<std::size_t>(rc)), monotonic_ns());
+      book.answer(std::span<const std::byte>(buffer_.data(), static_cast<std::size_t>(rc)),
+                  monotonic_ns());
       ++n;
     }
     return n;
@@ -158,7 +163,8 @@ class UdpLink {
 };
 
 std::uint32_t run_id() {
-  return static_cast<std::uint32_t>(monotonic_ns() ^ (static_cast<std::uint64_t>(::getpid()) << 20));
+  return static_cast<std::uint32_t>(monotonic_ns() ^
+                                    (static_cast<std::uint64_t>(::getpid()) << 20));
 }
 
 // Send -C probes on the rate's schedule (absolute: a late turn catches up, at most `burst` at a
@@ -168,7 +174,9 @@ LatencyResult measure(Link& link, const LatencyOptions& o, const SignalStop& sig
                       const std::string& where) {
   ProbeBook book(run_id(), static_cast<std::uint32_t>(o.count));
   const auto timeout = static_cast<std::uint64_t>(o.timeout * 1e9);
-  const auto due = [&](std::uint64_t k) { return static_cast<std::uint64_t>(static_cast<double>(k) * 1e9 / o.rate); };
+  const auto due = [&](std::uint64_t k) {
+    return static_cast<std::uint64_t>(static_cast<double>(k) * 1e9 / o.rate);
+  };
   const std::uint64_t cpu_start = cpu_ns();
   const std::uint64_t start = monotonic_ns();
   std::uint64_t first_send = 0;
@@ -179,7 +187,8 @@ LatencyResult measure(Link& link, const LatencyOptions& o, const SignalStop& sig
     if (sending && (signals.requested() || book.sent() == book.count())) sending = false;
     if (sending && now >= start + due(book.sent())) {
       // Probes due by now, up to a burst.
-      const auto behind = static_cast<std::uint64_t>(static_cast<double>(now - start) * o.rate / 1e9) + 1;
+      const auto behind =
+          static_cast<std::uint64_t>(static_cast<double>(now - start) * o.rate / 1e9) + 1;
       const std::uint64_t n = std::min<std::uint64_t>(
           {behind > book.sent() ? behind - book.sent() : 1, burst, book.count() - book.sent()});
       if (link.send(book, static_cast<std::uint32_t>(n)) != 0) {
@@ -193,8 +202,8 @@ LatencyResult measure(Link& link, const LatencyOptions& o, const SignalStop& sig
     if (silent && now - first_send >= timeout) {
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%g", o.timeout);
-      throw std::runtime_error("no reply from the reflector " + where + " within " + seconds + " s (" +
-                               std::to_string(book.sent()) + " probes sent)");
+      throw std::runtime_error("no reply from the reflector " + where + " within " + seconds +
+                               " s (" + std::to_string(book.sent()) + " probes sent)");
     }
     if (!sending && (book.outstanding() == 0 || now - last_send >= timeout)) break;
     if (got != 0) continue;

@@ -26,7 +26,8 @@ struct Probe {
 inline std::uint64_t monotonic_ns() noexcept {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(ts.tv_nsec);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000U +
+         static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 // `payload` holds at least probe_bytes. Host byte order: only this program reads it back.
@@ -76,7 +77,8 @@ class ProbeBook {
   void answer(std::span<const std::byte> payload, std::uint64_t now_ns) {
     const std::optional<Probe> probe = read_probe(payload);
     // A timestamp from the future is no echo of ours, whatever its sequence says.
-    if (!probe || probe->run != run_ || probe->sequence >= state_.size() || probe->sent_ns > now_ns) {
+    if (!probe || probe->run != run_ || probe->sequence >= state_.size() ||
+        probe->sent_ns > now_ns) {
       ++strays_;
       return;
     }

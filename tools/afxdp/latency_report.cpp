@@ -65,8 +65,9 @@ std::vector<Bucket> histogram(const std::vector<std::uint64_t>& sorted_ns) {
   auto value = sorted_ns.begin();
   for (std::size_t i = 0; i <= edges.size() && value != sorted_ns.end(); ++i) {
     const double to = i < edges.size() ? edges[i] : std::numeric_limits<double>::infinity();
-    const auto end = std::lower_bound(value, sorted_ns.end(), to,
-                                      [](std::uint64_t v, double edge) { return static_cast<double>(v) < edge; });
+    const auto end = std::lower_bound(value, sorted_ns.end(), to, [](std::uint64_t v, double edge) {
+      return static_cast<double>(v) < edge;
+    });
     const auto count = static_cast<std::uint64_t>(end - value);
     if (count != 0 || !buckets.empty()) buckets.push_back({from / 1000.0, to / 1000.0, count});
     value = end;
@@ -82,12 +83,12 @@ std::string latency_text(const LatencyResult& r) {
                 r.transport == "udp" ? "UDP" : "AF_XDP", r.path.c_str(), r.wait.c_str(),
                 number(r.rate).c_str(), r.size);
   out += line;
-  std::snprintf(line, sizeof line,
-                "probes: sent %llu, received %llu, lost %llu; duplicates %llu, strays %llu\n",
-                static_cast<unsigned long long>(r.sent), static_cast<unsigned long long>(r.received),
-                static_cast<unsigned long long>(r.lost()),
-                static_cast<unsigned long long>(r.duplicates),
-                static_cast<unsigned long long>(r.strays));
+  std::snprintf(
+      line, sizeof line,
+      "probes: sent %llu, received %llu, lost %llu; duplicates %llu, strays %llu\n",
+      static_cast<unsigned long long>(r.sent), static_cast<unsigned long long>(r.received),
+      static_cast<unsigned long long>(r.lost()), static_cast<unsigned long long>(r.duplicates),
+      static_cast<unsigned long long>(r.strays));
   out += line;
   const RoundTrips& t = r.round_trips;
   out += "round trip (us): min " + number(t.min_us) + "  p50 " + number(t.p50_us) + "  p90 " +
@@ -102,8 +103,9 @@ std::string latency_text(const LatencyResult& r) {
   for (const Bucket& b : r.buckets) {
     const int width = most == 0 ? 0 : static_cast<int>((b.count * 50 + most - 1) / most);
     const std::string to = std::isinf(b.to_us) ? "inf" : number(b.to_us);
-    std::snprintf(line, sizeof line, "  %9s - %-9s %9llu %s\n", number(b.from_us).c_str(), to.c_str(),
-                  static_cast<unsigned long long>(b.count), std::string(static_cast<std::size_t>(width), '#').c_str());
+    std::snprintf(line, sizeof line, "  %9s - %-9s %9llu %s\n", number(b.from_us).c_str(),
+                  to.c_str(), static_cast<unsigned long long>(b.count),
+                  std::string(static_cast<std::size_t>(width), '#').c_str());
     out += line;
   }
   return out;

@@ -27,11 +27,11 @@ struct Bucket {
 std::vector<Bucket> histogram(const std::vector<std::uint64_t>& sorted_ns);
 
 struct LatencyResult {
-  std::string transport;  // "af_xdp" or "udp"
-  std::string path;       // "veth0:0 (xdp-drv, copy mode)" or "10.0.0.2:7"
-  std::string wait;       // spin, poll, busy-poll
-  double rate = 0;        // probes per second asked for
-  std::uint32_t size = 0; // bytes per probe frame (AF_XDP) or datagram's frame (UDP)
+  std::string transport;   // "af_xdp" or "udp"
+  std::string path;        // "veth0:0 (xdp-drv, copy mode)" or "10.0.0.2:7"
+  std::string wait;        // spin, poll, busy-poll
+  double rate = 0;         // probes per second asked for
+  std::uint32_t size = 0;  // bytes per probe frame (AF_XDP) or datagram's frame (UDP)
   std::uint64_t sent = 0, received = 0, duplicates = 0, strays = 0;
   double seconds = 0;      // from the first probe to the end
   double cpu_seconds = 0;  // this process's, user and system, over the same time

@@ -17,7 +17,8 @@
 namespace afxdp::tool {
 
 sockaddr_in parse_endpoint(const std::string& text, const char* what) {
-  const std::string rule = std::string(what) + ": '" + text + "' is not ADDRESS:PORT (e.g. 10.0.0.2:7)";
+  const std::string rule =
+      std::string(what) + ": '" + text + "' is not ADDRESS:PORT (e.g. 10.0.0.2:7)";
   const std::size_t colon = text.rfind(':');
   if (colon == std::string::npos) throw std::invalid_argument(rule);
   sockaddr_in address{};
@@ -92,7 +93,8 @@ int run_udp_echo(const UdpEchoOptions& o) {
                  reinterpret_cast<const sockaddr*>(&from), from_size) == n) {
       ++echoed;
     } else {
-      ++failed;  // a full socket buffer, or a sender gone: as for any UDP server, the datagram is lost
+      ++failed;  // a full socket buffer, or a sender gone: as for any UDP server, the datagram is
+                 // lost
     }
   }
   std::fprintf(stderr, "udp-echo: %llu datagrams echoed on %s (%llu could not be sent)\n",
