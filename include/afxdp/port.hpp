@@ -47,6 +47,15 @@ struct PortConfig {
   bool receive = true;                   // rx rings and the redirect program; false: send only
   bool transmit = true;                  // tx rings
   bool unaligned_chunks = false;         // XDP_UMEM_UNALIGNED_CHUNK_FLAG (hugepages)
+  // The application's own XDP program instead of the embedded redirect program
+  // (XskProgram::from_object): `name` in `object`, whose XSKMAP `xskmap` gets each queue's
+  // socket at the queue's id. Not with open_pair. Null object: the redirect program.
+  struct Program {
+    bpf_object* object = nullptr;
+    std::string name;
+    std::string xskmap;
+  };
+  Program program{};
   std::chrono::milliseconds busy_retry{1000};  // how long a bind saying EBUSY is retried
 };
 

@@ -66,7 +66,9 @@ struct BenchOptions {
   std::uint32_t ring_size = 2048;         // --ring-size: every ring
   std::string pcap_file;                  // --pcap (txpush): send this capture's frames instead
   std::uint64_t loop = 1;                 // --loop (with --pcap): times through it, 0: no end
-  bool drop_privileges = false;           // --drop-privileges: no capabilities once set up
+  bool drop_privileges = false;           // --drop-privileges: no privilege once set up
+  std::string user;                       // --user (implies --drop-privileges)
+  std::string group;                      // --group (implies --drop-privileges)
 
   // Filled in by finish_bench_options.
   std::vector<std::uint32_t> queues;
@@ -84,8 +86,15 @@ void add_bench_options(CLI::App& app, BenchOptions& options, Benchmark benchmark
 // naming the option and the rule.
 void finish_bench_options(BenchOptions& options);
 
-// "0", "0,2", "0-3", "0-1,4": ascending or not, no duplicates. Throws std::invalid_argument.
-std::vector<std::uint32_t> parse_number_list(const std::string& text, const char* what);
+// The largest queue number and CPU number the lists take: rtnetlink makes devices of at most
+// 4096 queues, and no architecture builds a kernel for more than 8192 CPUs.
+inline constexpr std::uint32_t max_queue = 4095;
+inline constexpr std::uint32_t max_cpu = 8191;
+
+// "0", "0,2", "0-3", "0-1,4": ascending or not, no duplicates, each at most `max`, at most
+// `max_entries` in all. Throws std::invalid_argument.
+std::vector<std::uint32_t> parse_number_list(const std::string& text, const char* what,
+                                             std::uint32_t max, std::size_t max_entries = 1024);
 // "aa:bb:cc:dd:ee:ff". Throws std::invalid_argument.
 Mac parse_mac(const std::string& text, const char* what);
 // Dotted quad, host byte order. Throws std::invalid_argument.

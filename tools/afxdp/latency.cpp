@@ -84,6 +84,8 @@ void finish_latency_options(LatencyOptions& o) {
   require(!o.interface.empty() || !o.udp_text.empty(),
           "--interface or --udp: say where the probes go (-i IF for AF_XDP, --udp ADDR:PORT)");
   require(o.interface.empty() || o.udp_text.empty(), "--interface and --udp: choose one");
+  require(o.queue <= max_queue,
+          "--queue: " + std::to_string(o.queue) + " is above " + std::to_string(max_queue));
   require(
       std::isfinite(o.rate) && o.rate > 0 && o.rate <= latency_max_rate,
       "--rate: " + shown(o.rate) + " must be more than 0 and at most 1000000 probes per second");
@@ -109,7 +111,7 @@ void finish_latency_options(LatencyOptions& o) {
   }
   if (!o.dst_mac_text.empty()) o.dst_mac = parse_mac(o.dst_mac_text, "destination MAC (-G)");
   if (!o.cpu_text.empty()) {
-    const std::vector<std::uint32_t> cpus = parse_number_list(o.cpu_text, "--cpu");
+    const std::vector<std::uint32_t> cpus = parse_number_list(o.cpu_text, "--cpu", max_cpu);
     require(cpus.size() == 1, "--cpu: '" + o.cpu_text + "' names more than one CPU");
     o.cpu = cpus.front();
   }
