@@ -185,6 +185,81 @@ std::vector<Row> dump_rows(const std::string& i) {
   };
 }
 
+std::vector<Row> latency_rows(const std::string& i) {
+  const std::string s = "latency";
+  return {
+      {"--interface", {s}, {"--interface or --udp"}},
+      {"--interface", {s, "-i", "nosuchif0"}, {"nosuchif0", "does not exist"}},
+      // Runs, with nothing on the other end to answer.
+      {"--interface", {s, "-i", i, "--timeout", "0.2"}, {"no reply from the reflector on " + i, "0.2 s"}},
+      {"--queue", {s, "-i", i, "-q", "3"}, {"queue 3", i}},
+      {"--queue", {s, "-i", i, "-q", "x"}, {"--queue", "x"}},
+      {"--udp", {s, "--udp", "10.0.0.2"}, {"--udp", "10.0.0.2"}},
+      {"--udp", {s, "--udp", "10.0.0.2:7", "-i", i}, {"--udp", "--interface"}},
+      {"--udp", {s, "--udp", "127.0.0.1:9", "--timeout", "0.2"}, {"no reply", "127.0.0.1:9"}},
+      {"--rate", {s, "-i", i, "--rate", "0"}, {"--rate", "0"}},
+      {"--rate", {s, "-i", i, "--rate", "inf"}, {"--rate", "inf"}},
+      {"--rate", {s, "-i", i, "--rate", "2e6"}, {"--rate", "1000000"}},
+      {"--count", {s, "-i", i, "-C", "0"}, {"--count", "0"}},
+      {"--count", {s, "-i", i, "-C", "-1"}, {"--count", "-1"}},
+      {"--size", {s, "-i", i, "-s", "20"}, {"--size", "20"}},
+      {"--size", {s, "-i", i, "-s", "5000"}, {"--size", "5000"}},
+      {"--wait", {s, "-i", i, "--wait", "foo"}, {"--wait", "foo"}},
+      {"--wait", {s, "--udp", "10.0.0.2:7", "--wait", "busy-poll"}, {"busy-poll", "--udp"}},
+      {"--timeout", {s, "-i", i, "--timeout", "0"}, {"--timeout", "0"}},
+      {"--timeout", {s, "-i", i, "--timeout", "nan"}, {"--timeout", "nan"}},
+      {"--dst-mac", {s, "-i", i, "-G", "11:22"}, {"MAC", "11:22"}},
+      {"--cpu", {s, "-i", i, "--cpu", "4000"}, {"--cpu", "CPU 4000"}},
+      {"--cpu", {s, "-i", i, "--cpu", "x"}, {"--cpu", "'x'"}},
+      {"--json", {s, "-i", i, "--json", "--rate", "0"}, {"--rate", "0"}},
+      flag(s, i, "--skb"),
+      flag(s, i, "--json"),
+      {"", {s, "-i", i, "--bogus"}, {"--bogus"}},
+  };
+}
+
+// latency's edges: its own ranges (latency.hpp), the CPU list's and CLI11's for integers.
+std::vector<Row> latency_boundary_rows(const std::string& i) {
+  const std::string s = "latency", u32_over = "4294967296", u64_over = "18446744073709551616";
+  std::vector<Row> rows = {
+      {"--queue", {s, "-i", i, "-q", "1"}, {"queue 1", i}},
+      {"--queue", {s, "-i", i, "-q", "4095"}, {"queue 4095", i}},
+      {"--queue", {s, "-i", i, "-q", "4096"}, {"--queue", "4096 is above 4095"}},
+      {"--queue", {s, "-i", i, "-q", "4294967295"}, {"--queue", "4294967295 is above 4095"}},
+      {"--queue", {s, "-i", i, "-q", u32_over}, {"--queue", u32_over}},
+      {"--count", {s, "-i", i, "-C", "10000001"}, {"--count", "10000001"}},
+      {"--count", {s, "-i", i, "-C", u64_over}, {"--count", u64_over}},
+      {"--size", {s, "-i", i, "-s", "0"}, {"--size", "0"}},
+      {"--size", {s, "-i", i, "-s", "61"}, {"--size", "61"}},
+      {"--size", {s, "-i", i, "-s", "1515"}, {"--size", "1515"}},
+      {"--size", {s, "-i", i, "-s", u32_over}, {"--size", u32_over}},
+      {"--rate", {s, "-i", i, "--rate", "1000001"}, {"--rate", "1000001"}},
+      {"--cpu", {s, "-i", i, "--cpu", "8191"}, {"--cpu", "CPU 8191"}},
+      {"--cpu", {s, "-i", i, "--cpu", "8192"}, {"--cpu", "8192 is above 8191"}},
+      {"--cpu", {s, "-i", i, "--cpu", u32_over}, {"--cpu", u32_over}},
+  };
+  for (const char* value : {"inf", "infinity", "nan", "1e10", "1e300"}) {
+    const std::string says = value[0] == 'n' ? value : value[0] == 'i' ? "inf" : "at most 1000000";
+    rows.push_back({"--rate", {s, "-i", i, "--rate", value}, {"--rate", says}});
+  }
+  for (const char* value : {"inf", "nan", "1e10", "1e300", "61"}) {
+    const std::string says = value[0] == '6' || value[0] == '1' ? "at most 60" : value;
+    rows.push_back({"--timeout", {s, "-i", i, "--timeout", value}, {"--timeout", says}});
+  }
+  return rows;
+}
+
+std::vector<Row> udp_echo_rows() {
+  const std::string s = "udp-echo";
+  return {
+      {"--listen", {s}, {"--listen", "required"}},
+      {"--listen", {s, "--listen", "1.2.3.4"}, {"--listen", "1.2.3.4"}},
+      {"--listen", {s, "--listen", "192.0.2.99:7"}, {"192.0.2.99:7", "Cannot assign"}},
+      {"--count", {s, "--listen", "127.0.0.1:7", "-C", "-1"}, {"--count", "-1"}},
+      {"", {s, "--listen", "127.0.0.1:7", "--bogus"}, {"--bogus"}},
+  };
+}
+
 std::vector<Row> demo_rows() {
   const std::string s = "demo";
   return {
@@ -369,6 +444,9 @@ std::map<std::string, std::vector<Row>> table(const std::string& a, const std::s
   add("dump", dump_boundary_rows(b));
   add("demo", demo_rows());
   add("demo", demo_boundary_rows());
+  add("latency", latency_rows(b));
+  add("latency", latency_boundary_rows(b));
+  add("udp-echo", udp_echo_rows());
   rows[""] = {{"", {}, {"subcommand"}}, {"", {"nosuchcommand"}, {"nosuchcommand"}}};  // afxdp's own
   return rows;
 }

@@ -5,8 +5,10 @@
 #include "gen.hpp"
 #include "rxq_info.hpp"
 #include "l2fwd.hpp"
+#include "latency.hpp"
 #include "rxdrop.hpp"
 #include "txpush.hpp"
+#include "udp_echo.hpp"
 
 namespace afxdp::tool {
 
@@ -19,6 +21,8 @@ std::vector<Command> add_all_commands(CLI::App& app) {
   commands.push_back(add_txpush(app));
   commands.push_back(add_l2fwd(app));
   commands.push_back(add_dump_command(app));
+  commands.push_back(add_latency_command(app));
+  commands.push_back(add_udp_echo_command(app));
   return commands;
 }
 
