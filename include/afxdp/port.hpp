@@ -47,6 +47,9 @@ struct PortConfig {
   bool receive = true;                   // rx rings and the redirect program; false: send only
   bool transmit = true;                  // tx rings
   bool unaligned_chunks = false;         // XDP_UMEM_UNALIGNED_CHUNK_FLAG (hugepages)
+  // Packets larger than a frame, as chains (Queue::receive_packets, serve_packets): sockets bound
+  // with XDP_USE_SG and the frags-capable redirect program. Linux 6.6+.
+  bool multi_buffer = false;
   std::chrono::milliseconds busy_retry{1000};  // how long a bind saying EBUSY is retried
 };
 
