@@ -15,4 +15,7 @@ std::uint32_t interface_rx_queues(const std::string& name);
 // The driver's name (ETHTOOL_GDRVINFO), e.g. "veth"; empty when unknown.
 std::string interface_driver(const std::string& name);
 
+// The MTU (SIOCGIFMTU); throws std::system_error naming the interface.
+unsigned interface_mtu(const std::string& name);
+
 }  // namespace afxdp

@@ -67,6 +67,7 @@ struct BenchOptions {
   std::string pcap_file;                  // --pcap (txpush): send this capture's frames instead
   std::uint64_t loop = 1;                 // --loop (with --pcap): times through it, 0: no end
   bool drop_privileges = false;           // --drop-privileges: no capabilities once set up
+  bool frags = false;                     // -F: multi-buffer (XDP_USE_SG), packets over frames
 
   // Filled in by finish_bench_options.
   std::vector<std::uint32_t> queues;
