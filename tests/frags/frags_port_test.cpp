@@ -9,6 +9,7 @@
 #include <afxdp/port.hpp>
 #include <lab.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -134,6 +135,52 @@ TEST_P(FragsPort, ServeSendsJumboFramesBackWholeAndIntact) {
   EXPECT_EQ(q.stats().kernel.tx_invalid_descs, 0U);
   EXPECT_EQ(q.account().total(), q.frames());
   EXPECT_EQ(q.account().tx, 0U);
+}
+
+// A socket sharing the UMEM cannot pass XDP_USE_SG (the kernel refuses it beside
+// XDP_SHARED_UMEM): it takes multi-buffer from the UMEM's first socket, and receives chains.
+TEST_P(FragsPort, SharedUmemSocketsReceiveChains) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix(), 2);
+  for (const std::string& end : {veth.a(), veth.b()}) {
+    afxdp::lab::run({"ip", "link", "set", "dev", end, "mtu", "9000"});
+  }
+  afxdp::PortConfig c = config();
+  c.shared_umem = true;
+  c.frames_per_queue = 1024;
+  afxdp::Port port = afxdp::Port::open(veth.b(), c);
+  ASSERT_EQ(port.queues().size(), 2U);
+  const auto dst = afxdp::lab::mac_address(veth.b());
+  const auto src = afxdp::lab::mac_address(veth.a());
+  std::array<std::uint32_t, 2> intact{};
+  std::uint32_t sequence_sent = 0;
+  for (int s = 0; s < 16; ++s) {
+    afxdp::lab::PacketSocket peer(veth.a());
+    for (int i = 0; i < 3; ++i) {
+      const auto frame = afxdp::lab::test_frame(sequence_sent++, afxdp::test::jumbo_frame, dst, src);
+      ASSERT_TRUE(peer.send(frame.data(), frame.size()));
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + 3s;
+  while (intact[0] + intact[1] < sequence_sent && std::chrono::steady_clock::now() < deadline) {
+    for (std::size_t k = 0; k < 2; ++k) {
+      port.queues()[k].receive_packets([&](std::span<Packet> packets) {
+        for (const Packet& p : packets) {
+          const auto bytes = joined(p);
+          std::uint32_t sequence = 0;
+          if (afxdp::lab::check_test_frame(bytes.data(), bytes.size(), sequence) &&
+              bytes == afxdp::lab::test_frame(sequence, afxdp::test::jumbo_frame, dst, src)) {
+            ++intact[k];
+          }
+        }
+      });
+    }
+  }
+  EXPECT_EQ(intact[0] + intact[1], sequence_sent);
+  // Which queue they land on is veth's choice (here: native mode queue 1, the sharing socket;
+  // skb mode queue 0); a socket without multi-buffer would drop them (rx_dropped).
+  for (afxdp::Queue& q : port.queues()) EXPECT_EQ(q.stats().kernel.rx_dropped, 0U) << q.name();
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, FragsPort,
