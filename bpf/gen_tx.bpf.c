@@ -8,6 +8,9 @@
 // User space cannot: a test run has a fixed cost of 0.3 to 25 ms (two RCU grace periods), so runs
 // short enough to pace between them do not exist, and a run leaves as one burst that overflows a
 // veth peer's 256-frame ring. Frames still leave in the test run's batches (--batch-size).
+// The waiting runs with bottom halves disabled (the kernel enables them again between batches),
+// so it is bounded: no single wait exceeds max_wait_ns, and gen makes batches no longer than that
+// and, at rates too low for one gap to fit, runs of one frame with user space sleeping between.
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -17,15 +20,19 @@ __u64 interval_ns = 0;
 // Frames a slow moment within a run (an interrupt, the peer's receive work on this CPU) may make
 // up for at full speed. Time lost between runs is made up by a shorter interval instead.
 const volatile __u64 max_credit = 16;
+// The longest one frame may wait.
+const volatile __u64 max_wait_ns = 10000000;
 
 // When the next frame may leave; gen sets 0 before each run: its first frame leaves at once.
 __u64 next_ns = 0;
+// The end of the current wait.
+__u64 until_ns = 0;
 
-static long wait_for_slot(__u64 index, void *unused)
+static long wait_until(__u64 index, void *unused)
 {
   (void)index;
   (void)unused;
-  return bpf_ktime_get_ns() >= next_ns;  // 1 ends the loop
+  return bpf_ktime_get_ns() >= until_ns;  // 1 ends the loop
 }
 
 SEC("xdp")
@@ -37,8 +44,9 @@ int gen_tx(struct xdp_md *ctx)
     if (next_ns == 0) {
       next_ns = now;
     } else if (now < next_ns) {
-      // bpf_loop's bound is 2^23 iterations of a clock read, well above any interval.
-      bpf_loop(1 << 23, wait_for_slot, NULL, 0);
+      until_ns = next_ns - now < max_wait_ns ? next_ns : now + max_wait_ns;
+      // bpf_loop's bound is 2^23 iterations of a clock read, well above max_wait_ns.
+      bpf_loop(1 << 23, wait_until, NULL, 0);
     } else if (now - next_ns > max_credit * interval_ns) {
       next_ns = now - max_credit * interval_ns;
     }

@@ -8,6 +8,16 @@ include(CMakePackageConfigHelpers)
 set(AFXDP_LIBBPF_MIN 1.1)
 set(AFXDP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/afxdp)
 
+# The frame ledger changes the layout of afxdp::Queue (include/afxdp/frame_ledger.hpp): whoever
+# includes the installed headers must see the define the library was built with, or the Queue
+# objects libafxdp.a makes are not the ones their code reads (Port::queues()[1] lands mid-object).
+if(AFXDP_FRAME_LEDGER)
+  target_compile_definitions(afxdp_rings INTERFACE $<INSTALL_INTERFACE:AFXDP_FRAME_LEDGER>)
+  set(AFXDP_PC_DEFINES " -DAFXDP_FRAME_LEDGER")
+else()
+  set(AFXDP_PC_DEFINES "")
+endif()
+
 set_target_properties(afxdp_rings PROPERTIES EXPORT_NAME rings)
 set_target_properties(afxdp PROPERTIES EXPORT_NAME afxdp)
 set_target_properties(afxdp_testing PROPERTIES EXPORT_NAME testing)

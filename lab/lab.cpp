@@ -228,7 +228,6 @@ bool check_test_frame(const std::uint8_t* frame, std::size_t length, std::uint32
 
 }  // namespace afxdp::lab
 
-#include <dirent.h>
 #include <fstream>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
@@ -252,27 +251,6 @@ void set_threaded_napi(const std::string& interface, bool on) {
   file << (on ? "1" : "0");
   file.flush();
   if (!file) throw std::runtime_error("cannot write " + path);
-}
-
-int pin_napi_threads(const std::string& interface, unsigned cpu) {
-  // Kthread names are cut to 15 characters: match the "napi/<if>-" prefix only.
-  const std::string prefix = ("napi/" + interface + "-").substr(0, 15);
-  int pinned = 0;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return 0;
-  while (dirent* entry = ::readdir(proc)) {
-    const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
-    if (pid <= 0) continue;
-    std::ifstream comm("/proc/" + std::string(entry->d_name) + "/comm");
-    std::string name;
-    if (!std::getline(comm, name) || name.rfind(prefix, 0) != 0) continue;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (::sched_setaffinity(pid, sizeof set, &set) == 0) ++pinned;
-  }
-  ::closedir(proc);
-  return pinned;
 }
 
 }  // namespace afxdp::lab

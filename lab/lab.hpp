@@ -88,7 +88,12 @@ namespace afxdp::lab {
 // there); threaded NAPI runs it in a kthread "napi/<if>-<id>" that can be pinned to a CPU.
 void set_gro(const std::string& interface, bool on);
 void set_threaded_napi(const std::string& interface, bool on);
-// Pin every NAPI kthread of `interface`; returns how many were pinned.
+// The pids of `interface`'s threaded-NAPI kthreads in this network namespace (netdev netlink
+// napi-get, Linux 6.8+; a kthread's name or namespace cannot tell). Throws std::system_error
+// when the kernel cannot say.
+std::vector<int> napi_thread_pids(const std::string& interface);
+// Pin every NAPI kthread of `interface` (napi_thread_pids); returns how many were pinned, 0 on a
+// kernel that cannot say which they are.
 int pin_napi_threads(const std::string& interface, unsigned cpu);
 
 }  // namespace afxdp::lab

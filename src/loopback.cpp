@@ -294,3 +294,11 @@ bool Loopback::inject_descriptor(std::uint32_t queue, const xdp_desc& descriptor
 }
 
 }  // namespace afxdp::testing
+
+namespace afxdp::testing {
+
+bool Loopback::inject_completion(std::uint32_t queue, std::uint64_t address) {
+  return kernel_->at(queue).completion.produce(std::span(&address, 1)) == 1;
+}
+
+}  // namespace afxdp::testing

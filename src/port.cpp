@@ -133,13 +133,17 @@ void make_queues(Port::State& s, std::size_t per_interface, bool shared) {
 void attach_programs(Port::State& s, const std::vector<std::string>& interfaces) {
   if (!s.config.receive) return;
   std::size_t i = 0;
+  const PortConfig::Program& own = s.config.program;
   for (const std::string& interface : interfaces) {
-    auto program = std::make_unique<XskProgram>(XskProgramConfig{
-        .interface = interface,
-        .mode = s.config.attach,
-        .fallback = s.config.unbound_queues,
-        .replace = s.config.replace_program,
-        .frags = s.config.multi_buffer});
+    const XskProgramConfig config{.interface = interface,
+                                  .mode = s.config.attach,
+                                  .fallback = s.config.unbound_queues,
+                                  .replace = s.config.replace_program,
+                                  .frags = s.config.multi_buffer};
+    auto program = own.object == nullptr
+                       ? std::make_unique<XskProgram>(config)
+                       : std::make_unique<XskProgram>(
+                             XskProgram::from_object(own.object, own.name, own.xskmap, config));
     for (std::size_t k = 0; k < s.per_interface; ++k, ++i) {
       Queue& q = s.queues.span()[i];
       program->insert(q.id(), q.fd());
@@ -200,6 +204,9 @@ Port Port::open(std::string_view interface, const PortConfig& config) {
 
 Port Port::open_pair(std::string_view a, std::string_view b, const PortConfig& config) {
   if (a == b) throw std::invalid_argument("open_pair: a and b are the same interface");
+  if (config.program.object != nullptr) {
+    throw std::invalid_argument("program: open_pair runs the redirect program on both interfaces");
+  }
   return open_on({std::string(a), std::string(b)}, config);
 }
 

@@ -56,40 +56,41 @@ Queue::Queue(const detail::QueueSetup& s)
 
 void Queue::complete_slow(std::uint32_t n) noexcept {
   std::array<std::uint64_t, max_batch> foreign;
+  std::array<Queue*, max_batch> owners;
   while (n != 0) {
-    // A completion for more frames than are in flight is the peer's error: never recycled.
-    const std::uint32_t valid = std::min(n, tx_in_flight_);
     std::uint32_t own = 0;
     std::uint32_t others = 0;
-    for (std::uint32_t i = 0; i < valid; ++i) {
+    std::uint32_t refused = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
       const std::uint64_t chunk = chunk_of(completion_->at(i));
       if (mine(chunk)) [[likely]] {
         chunks_[own++] = chunk;
-      } else {
+        continue;
+      }
+      // The other queue's frame (forward()) goes home; an address no queue lent is the peer's
+      // error: counted, never recycled.
+      Queue* owner = owners_ != nullptr ? owners_->owner_of(chunk) : nullptr;
+      if (owner != nullptr && owner != this) {
+        owners[others] = owner;
         foreign[others++] = chunk;
+      } else {
+        ++refused;
       }
     }
     completion_->release(n);
-    tx_in_flight_ -= valid;
+    const std::uint32_t accepted = std::min(own + others, tx_in_flight_);
+    tx_in_flight_ -= accepted;
     const std::uint32_t own_valid = std::min(own, tx_out_);
     tx_out_ -= own_valid;
     recycle_chunks(chunks_.data(), own_valid, FramePlace::tx);
-    std::uint32_t refused = (n - valid) + (own - own_valid);
-    // The other queue's frames (forward()) go back to it, in runs of one owner.
-    for (std::uint32_t i = 0; i < others;) {
-      Queue* owner = owners_ != nullptr ? owners_->owner_of(foreign[i]) : nullptr;
+    refused += own - own_valid;
+    for (std::uint32_t i = 0; i < others;) {  // in runs of one owner
       std::uint32_t run = 1;
-      while (i + run < others && owners_ != nullptr && owners_->owner_of(foreign[i + run]) == owner) {
-        ++run;
-      }
-      if (owner != nullptr && owner != this) {
-        owner->take_back(&foreign[i], run);
-      } else {
-        refused += run;
-      }
+      while (i + run < others && owners[i + run] == owners[i]) ++run;
+      owners[i]->take_back(&foreign[i], run);
       i += run;
     }
-    detail::QueueCounters::add(counters_.sent, valid);
+    detail::QueueCounters::add(counters_.sent, accepted);
     if (refused != 0) detail::QueueCounters::add(counters_.refused, refused);
     n = completion_->peek(max_batch);
   }
@@ -290,6 +291,7 @@ TxBatch Queue::allocate(std::uint32_t n) {
     tx_frames_[i] = Frame(area_ + chunk, chunk, 0, frame_size_, 0);
     record(chunk, FramePlace::free, FramePlace::application);
   }
+  held_ += n;
   batch_open_ = true;
   return TxBatch(this, tx_frames_.data(), n);
 }
@@ -321,6 +323,7 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
   q.tx_->submit(sent);
   q.tx_in_flight_ += sent;
   q.tx_out_ += sent;
+  q.held_ -= n;
   next_ += n;
   if (sent != 0) q.after_send();
   return n;
@@ -338,6 +341,7 @@ std::uint32_t TxBatch::send_packet(std::uint32_t fragments) {
   }
   Frame* const first = frames_ + next_;
   next_ += fragments;
+  q.held_ -= fragments;  // out of the open batch, sent or refused
   // An empty descriptor is invalid, and the kernel drops the whole chain without completing it.
   if (std::any_of(first, first + fragments, [](const Frame& f) { return f.size() == 0; })) {
     for (std::uint32_t k = 0; k < fragments; ++k) {
@@ -365,6 +369,7 @@ TxBatch::~TxBatch() {
 }
 
 void Queue::end_batch(TxBatch& batch) noexcept {
+  held_ -= batch.count_ - batch.next_;
   for (std::uint32_t i = batch.next_; i < batch.count_; ++i) {
     pool_.give(batch.frames_[i].address());
     record(batch.frames_[i].address(), FramePlace::application, FramePlace::free);

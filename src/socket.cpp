@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <poll.h>
 #include <stdexcept>
+#include <utility>
 #include <sys/socket.h>
 
 namespace afxdp {
@@ -43,6 +44,10 @@ void validate(const SocketConfig& c) {
   require(c.rx_size == 0 || detail::is_power_of_two(c.rx_size), "rx_size: must be a power of two");
   require(c.tx_size == 0 || detail::is_power_of_two(c.tx_size), "tx_size: must be a power of two");
   require(!c.busy_poll || c.busy_poll_budget > 0, "busy_poll_budget: must be at least 1");
+  require(!c.busy_poll || c.busy_poll_budget <= 65535,
+          "busy_poll_budget: must be at most 65535 (SO_BUSY_POLL_BUDGET)");
+  require(!c.busy_poll || c.busy_poll_usecs <= 2147483647U,
+          "busy_poll_usecs: must be at most 2147483647 (SO_BUSY_POLL takes an int)");
 }
 
 bool WakeStatus::transient() const noexcept {
@@ -64,6 +69,7 @@ Socket::Socket(Umem& umem, const SocketConfig& config) : umem_(&umem), config_(c
 
   // The first socket binds the Umem's own fd; others open their own and share the Umem.
   const bool shares = umem.bound_;
+  if (!shares && !umem.fd_) umem.open_registered();  // an earlier reopen ran out of resources
   if (shares) {
     owned_fd_ = detail::UniqueFd::socket(AF_XDP, SOCK_RAW, 0);
     fd_ = owned_fd_.get();
@@ -145,17 +151,19 @@ Socket::Socket(Umem& umem, const SocketConfig& config) : umem_(&umem), config_(c
       detail::throw_errno(error, "bind(" + context + ")");
     }
   };
+  // Everything up to the end can fail after bind: a first socket then hands the Umem a fresh fd,
+  // since its own, bound, would keep the queue (and the Umem) taken.
   try {
     make_rings_and_bind();
+    const auto options = detail::get_option<xdp_options>(fd_, SOL_XDP, XDP_OPTIONS,
+                                                         "XDP_OPTIONS", context);
+    zero_copy_ = (options.flags & XDP_OPTIONS_ZEROCOPY) != 0;
+    if (config_.busy_poll) enable_busy_poll(fd_, config_, context);
   } catch (...) {
     if (!shares) {
       rx_ = {};
       tx_ = {};
-      try {
-        umem.open_registered();
-      } catch (...) {
-        // Out of resources: the caller gets the bind's error, the Umem stays as it was.
-      }
+      umem.reopen();
     }
     throw;
   }
@@ -164,11 +172,50 @@ Socket::Socket(Umem& umem, const SocketConfig& config) : umem_(&umem), config_(c
     umem.bound_ifindex_ = ifindex_;
     umem.bound_queue_ = config_.queue;
   }
+  if (!shares || same_queue) {
+    home_ = true;
+    ++umem.home_users_;
+  }
+}
 
-  const auto options = detail::get_option<xdp_options>(fd_, SOL_XDP, XDP_OPTIONS, "XDP_OPTIONS",
-                                                       context);
-  zero_copy_ = (options.flags & XDP_OPTIONS_ZEROCOPY) != 0;
-  if (config_.busy_poll) enable_busy_poll(fd_, config_, context);
+Socket::Socket(Socket&& other) noexcept { take(other); }
+
+Socket& Socket::operator=(Socket&& other) noexcept {
+  if (this != &other) {
+    release();
+    take(other);
+  }
+  return *this;
+}
+
+Socket::~Socket() { release(); }
+
+void Socket::release() noexcept {
+  // Every mapping holds the socket's file: unmap them all, then close, so the kernel releases it.
+  rx_ = {};
+  tx_ = {};
+  own_fill_.reset();
+  own_completion_.reset();
+  owned_fd_ = {};
+  fd_ = -1;
+  if (umem_ != nullptr && home_) umem_->leave_home();
+  home_ = false;
+}
+
+void Socket::take(Socket& other) noexcept {
+  umem_ = std::exchange(other.umem_, nullptr);
+  config_ = std::move(other.config_);
+  ifindex_ = other.ifindex_;
+  owned_fd_ = std::move(other.owned_fd_);
+  fd_ = std::exchange(other.fd_, -1);
+  rx_ = std::move(other.rx_);
+  tx_ = std::move(other.tx_);
+  own_fill_ = std::move(other.own_fill_);
+  own_completion_ = std::move(other.own_completion_);
+  other.own_fill_.reset();
+  other.own_completion_.reset();
+  zero_copy_ = other.zero_copy_;
+  home_ = std::exchange(other.home_, false);
 }
 
 WakeStatus Socket::wake_tx() noexcept {

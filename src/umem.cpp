@@ -11,32 +11,40 @@
 namespace afxdp {
 namespace {
 
-constexpr std::uint64_t huge_page = 2U << 20;
+// MAP_HUGE_2MB: log2 of the page size in the bits above MAP_HUGE_SHIFT (uapi linux/mman.h).
+constexpr int map_huge_2mb = 21 << MAP_HUGE_SHIFT;
 
 void require(bool rule, const char* message) {
   if (!rule) throw std::invalid_argument(message);
 }
 
 detail::Mapping map_area(const UmemConfig& config) {
-  std::uint64_t bytes = std::uint64_t{config.frame_count} * config.frame_size;
-  int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
-  if (config.hugepages) {
-    bytes = (bytes + huge_page - 1) / huge_page * huge_page;
-    flags |= MAP_HUGETLB;
-  }
   try {
-    return detail::Mapping::map(bytes, PROT_READ | PROT_WRITE, flags, -1, 0, "UMEM area");
+    return detail::Mapping::map(area_length(config), PROT_READ | PROT_WRITE,
+                                area_map_flags(config), -1, 0, "UMEM area");
   } catch (const std::system_error& e) {
     if (config.hugepages && e.code().value() == ENOMEM) {
       throw std::system_error(e.code(),
-                              "mmap(UMEM area, MAP_HUGETLB): not enough hugepages reserved "
-                              "(see /proc/sys/vm/nr_hugepages)");
+                              "mmap(UMEM area, MAP_HUGETLB | MAP_HUGE_2MB): not enough 2 MiB "
+                              "hugepages reserved (see "
+                              "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)");
     }
     throw;
   }
 }
 
 }  // namespace
+
+std::uint64_t area_length(const UmemConfig& config) noexcept {
+  const std::uint64_t bytes = std::uint64_t{config.frame_count} * config.frame_size;
+  if (!config.hugepages) return bytes;
+  return (bytes + umem_hugepage_size - 1) / umem_hugepage_size * umem_hugepage_size;
+}
+
+int area_map_flags(const UmemConfig& config) noexcept {
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+  return config.hugepages ? flags | MAP_HUGETLB | map_huge_2mb : flags;
+}
 
 void validate(const UmemConfig& c) {
   require(c.frame_count > 0, "frame_count: must be at least 1");
@@ -81,6 +89,26 @@ void Umem::open_registered() {
   fill_ = std::move(fill);
   completion_ = std::move(completion);
   fd_ = std::move(fd);
+}
+
+void Umem::reopen() noexcept {
+  // Unmap before closing: each mapping holds the socket's file, so the kernel would keep it.
+  fill_ = {};
+  completion_ = {};
+  fd_ = {};
+  try {
+    open_registered();
+  } catch (...) {
+    // Out of resources: the next Socket opens one again, and reports the error if it persists.
+  }
+}
+
+void Umem::leave_home() noexcept {
+  if (home_users_ == 0 || --home_users_ != 0) return;
+  bound_ = false;
+  bound_ifindex_ = 0;
+  bound_queue_ = 0;
+  reopen();
 }
 
 }  // namespace afxdp

@@ -15,6 +15,27 @@ std::uint32_t interface_rx_queues(const std::string& name);
 // The driver's name (ETHTOOL_GDRVINFO), e.g. "veth"; empty when unknown.
 std::string interface_driver(const std::string& name);
 
+// Does an interface with this index exist (if_indextoname)? An interface keeps its index when it
+// is renamed, so this tells a renamed interface from a deleted one.
+bool interface_exists(unsigned ifindex);
+
+// What rtnetlink says of an interface (RTM_GETLINK), in the calling thread's network namespace:
+// unlike /sys/class/net, which shows the namespace of whoever mounted sysfs.
+struct InterfaceLink {
+  // IFLA_STATS64
+  std::uint64_t rx_packets = 0;
+  std::uint64_t tx_packets = 0;
+  std::uint64_t rx_bytes = 0;
+  std::uint64_t tx_bytes = 0;
+  std::uint64_t rx_dropped = 0;
+  std::uint64_t tx_dropped = 0;
+  // IFLA_LINK in this namespace (a veth's peer, a VLAN's lower device); 0 when there is none or
+  // it lives in another namespace.
+  unsigned link = 0;
+};
+// Throws std::system_error naming the interface when the kernel does not answer.
+InterfaceLink interface_link(unsigned ifindex);
+
 // The MTU (SIOCGIFMTU); throws std::system_error naming the interface.
 unsigned interface_mtu(const std::string& name);
 

@@ -6,7 +6,7 @@
 //   free  the queue's pool (for allocate(), and for the fill ring when it has room again)
 //   fill  lent to the kernel for receiving (fill ring, kernel, rx ring)
 //   tx    handed to a tx ring (this queue's, or the other queue's in forward()), not completed
-//   held  kept by the application in a FrameRef
+//   held  the application's: kept in a FrameRef, or in an open TxBatch
 // The sum is always frames(); a debug ledger (AFXDP_FRAME_LEDGER) checks each frame's moves.
 //
 // Threading: one thread drives a Queue (and, with forward(), both queues of the pair). stats()
@@ -362,7 +362,7 @@ class Queue {
   std::uint32_t fill_side_ = 0;     // frames lent for receiving
   std::uint32_t tx_in_flight_ = 0;  // on this queue's tx ring, any queue's frames
   std::uint32_t tx_out_ = 0;        // this queue's frames on any tx ring
-  std::uint32_t held_ = 0;          // this queue's frames in FrameRefs
+  std::uint32_t held_ = 0;          // this queue's frames in FrameRefs and open TxBatches
   std::uint32_t kick_at_ = 0;
   std::uint32_t frames_count_ = 0;
   FramePool pool_;
@@ -454,11 +454,25 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   rx_->release(n);
   fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
   reader(std::span<Frame>(frames_.data(), taken));
-  std::uint32_t back = 0;
-  for (std::uint32_t i = 0; i < taken; ++i) {
-    if (!frames_[i].kept_) [[likely]] chunks_[back++] = chunk_of(frames_[i].address_);
+  // Straight back onto the fill ring when it has room for all (the rule), else through the
+  // general path that parks what does not fit.
+  if (taken <= fill_target_ - fill_side_ && fill_->reserve(taken) == taken) [[likely]] {
+    std::uint32_t back = 0;
+    for (std::uint32_t i = 0; i < taken; ++i) {
+      if (frames_[i].kept_) [[unlikely]] continue;
+      fill_->at(back) = chunk_of(frames_[i].address_);
+      record(fill_->at(back++), FramePlace::application, FramePlace::fill);
+    }
+    fill_->cancel(taken - back);
+    fill_->submit(back);
+    fill_side_ += back;
+  } else {
+    std::uint32_t back = 0;
+    for (std::uint32_t i = 0; i < taken; ++i) {
+      if (!frames_[i].kept_) chunks_[back++] = chunk_of(frames_[i].address_);
+    }
+    recycle_chunks(chunks_.data(), back, FramePlace::application);
   }
-  recycle_chunks(chunks_.data(), back, FramePlace::application);
   detail::QueueCounters::add(counters_.received, taken);
   return taken;
 }

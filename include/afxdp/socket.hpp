@@ -36,8 +36,8 @@ struct SocketConfig {
   std::uint32_t tx_size = 2048;  // entries, a power of two; 0: no tx ring
   // Busy polling (SO_PREFER_BUSY_POLL, SO_BUSY_POLL in microseconds, SO_BUSY_POLL_BUDGET).
   bool busy_poll = false;
-  std::uint32_t busy_poll_usecs = 20;
-  std::uint32_t busy_poll_budget = 64;
+  std::uint32_t busy_poll_usecs = 20;   // 0..2147483647 (SO_BUSY_POLL takes an int)
+  std::uint32_t busy_poll_budget = 64;  // 1..65535 (the kernel's limit on SO_BUSY_POLL_BUDGET)
 };
 
 // Throws std::invalid_argument naming the field and the rule; needs no kernel.
@@ -57,10 +57,16 @@ class Socket {
   // The first socket on a Umem binds the Umem's own fd and uses its fill/completion rings.
   // Later sockets share the Umem (XDP_SHARED_UMEM): on the first socket's (interface, queue) they
   // share its fill/completion rings too; on any other they get their own.
+  // Destroying a Socket releases its kernel socket, which leaves the XSKMAPs it was in, so its
+  // queue falls back to the program's default action. The one exception: the first socket's
+  // kernel socket also carries the fill/completion rings of the sockets sharing its queue, so it
+  // is released with the last of them. A constructor that throws leaves nothing bound.
   Socket(Umem& umem, const SocketConfig& config);
-  Socket(Socket&&) noexcept = default;
-  Socket& operator=(Socket&&) noexcept = default;
-  ~Socket() = default;
+  Socket(Socket&& other) noexcept;
+  Socket& operator=(Socket&& other) noexcept;
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+  ~Socket();
 
   RxRing& rx() noexcept { return rx_.ring; }
   TxRing& tx() noexcept { return tx_.ring; }
@@ -87,6 +93,9 @@ class Socket {
   XdpStatistics statistics() const;
 
  private:
+  void release() noexcept;
+  void take(Socket& other) noexcept;
+
   Umem* umem_ = nullptr;
   SocketConfig config_;
   unsigned ifindex_ = 0;
@@ -98,6 +107,8 @@ class Socket {
   std::optional<MappedRing<FillRing>> own_fill_;
   std::optional<MappedRing<CompletionRing>> own_completion_;
   bool zero_copy_ = false;
+  // Uses the Umem's own fill/completion rings (the first socket, or one sharing its queue).
+  bool home_ = false;
 };
 
 }  // namespace afxdp

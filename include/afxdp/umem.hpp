@@ -3,6 +3,12 @@
 //
 // Threading: the Umem's fill and completion rings belong to one thread (the one that drives the
 // socket bound first, or every socket that shares its queue). Control calls are not hot-path.
+//
+// Lifetime: each Socket keeps a pointer to its Umem, so a Umem does not move and must outlive its
+// Sockets. The kernel socket the UMEM is registered on is bound by the first Socket; when that
+// Socket and every Socket sharing its queue are gone, the Umem releases it (so the kernel drops
+// it from its XSKMAPs) and registers the area on a fresh one with new, empty fill and completion
+// rings: frames lent on the old ones come back to the caller.
 #pragma once
 
 #include <afxdp/detail/mapping.hpp>
@@ -28,6 +34,15 @@ struct UmemConfig {
 
 // Throws std::invalid_argument naming the field and the rule; needs no kernel.
 void validate(const UmemConfig& config);
+
+// Hugepage-backed areas ask for 2 MiB pages explicitly (MAP_HUGE_2MB) whatever the system's
+// default hugepage size, so that the length rounded here is the one mapped and unmapped.
+inline constexpr std::uint64_t umem_hugepage_size = std::uint64_t{2} << 20;
+// The bytes mapped for an area: frame_count * frame_size, rounded up to whole hugepages when
+// config.hugepages is set.
+std::uint64_t area_length(const UmemConfig& config) noexcept;
+// The mmap(2) flags for the area.
+int area_map_flags(const UmemConfig& config) noexcept;
 
 // Does [addr, addr+len) lie inside an area of `size` bytes? Written so that no sum can wrap: a
 // hostile descriptor near UINT64_MAX is refused, not folded back into the area.
@@ -69,8 +84,10 @@ struct MappedRing {
 class Umem {
  public:
   explicit Umem(const UmemConfig& config);
-  Umem(Umem&&) noexcept = default;
-  Umem& operator=(Umem&&) noexcept = default;
+  Umem(Umem&&) = delete;  // Sockets point at it: use std::unique_ptr<Umem> to hand one around
+  Umem& operator=(Umem&&) = delete;
+  Umem(const Umem&) = delete;
+  Umem& operator=(const Umem&) = delete;
   ~Umem() = default;
 
   const UmemConfig& config() const noexcept { return config_; }
@@ -97,7 +114,8 @@ class Umem {
   FillRing& fill() noexcept { return fill_.ring; }
   CompletionRing& completion() noexcept { return completion_.ring; }
 
-  // The AF_XDP socket the UMEM is registered on. The first Socket built on this Umem binds it.
+  // The AF_XDP socket the UMEM is registered on. The first Socket built on this Umem binds it;
+  // once it and the Sockets sharing its queue are gone, this is a fresh, unbound one.
   int fd() const noexcept { return fd_.get(); }
 
  private:
@@ -106,6 +124,12 @@ class Umem {
   // constructor uses it, and Socket after a failed first bind: the kernel cannot take rings
   // back off a socket, so the old fd could never bind again.
   void open_registered();
+  // Close the registered socket and its rings (releasing the kernel socket once nothing maps it)
+  // and open a fresh one. Out of resources, the Umem is left without one; the next Socket retries.
+  void reopen() noexcept;
+  // A Socket that used the registered socket's fill and completion rings is gone; the last one
+  // unbinds the Umem (reopen).
+  void leave_home() noexcept;
 
   UmemConfig config_;
   detail::Mapping area_;
@@ -116,6 +140,8 @@ class Umem {
   bool bound_ = false;
   unsigned bound_ifindex_ = 0;
   std::uint32_t bound_queue_ = 0;
+  // Live Sockets on the registered socket's rings: the first, and those sharing its queue.
+  std::uint32_t home_users_ = 0;
 };
 
 }  // namespace afxdp

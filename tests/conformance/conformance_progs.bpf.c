@@ -61,6 +61,21 @@ int steer_by_mac(struct xdp_md *ctx)
   return bpf_redirect_map(&xsks, eth->h_dest[5] / 2, XDP_DROP);
 }
 
+// XDP_ADJUST_TAIL_SHRINK / _GROW: every frame's tail moved by tail_adjust bytes (set before the
+// traffic); a frame the helper refuses is dropped and counted.
+__s32 tail_adjust = 0;
+__u32 tail_refused = 0;
+
+SEC("xdp")
+int adjust_tail(struct xdp_md *ctx)
+{
+  if (bpf_xdp_adjust_tail(ctx, tail_adjust)) {
+    tail_refused++;
+    return XDP_DROP;
+  }
+  return bpf_redirect_map(&xsks, 0, XDP_DROP);
+}
+
 // For the bad-input case: a program of the wrong type.
 SEC("tc")
 int not_xdp(struct __sk_buff *skb)

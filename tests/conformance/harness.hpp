@@ -30,6 +30,9 @@ inline constexpr std::uint32_t default_packets = 4096;     // DEFAULT_PKT_CNT
 inline constexpr std::uint32_t default_frames = 1024;      // DEFAULT_UMEM_BUFFERS
 inline constexpr std::uint32_t batch = 64;                 // DEFAULT_BATCH_SIZE
 inline constexpr std::uint32_t tx_budget = 32;             // MAX_TX_BUDGET_DEFAULT
+// veth's per-queue ring (VETH_RING_SIZE in drivers/net/veth.c): frames between the sending end's
+// transmit and the receiving end's NAPI. On a device without a qdisc veth drops what does not fit.
+inline constexpr std::uint32_t veth_ring = 256;
 
 // A mode of the kernel's runner: skb or drv (our native copy), each also with busy polling
 // (the second pass of test_xsk.sh).
@@ -61,6 +64,7 @@ struct LinkSetup {
   std::uint32_t completion_size = 2048;
   bool bidirectional = false;  // both sockets get rx and tx rings (else a sends, b receives)
   bool attach_programs = true;  // the embedded redirect program on both ends
+  bool unaligned = false;  // XDP_UMEM_UNALIGNED_CHUNK_FLAG, UMEMs on 2 MiB hugepages
 };
 
 // A veth pair's ends `a` (sends) and `b` (receives), each with a UMEM, one AF_XDP socket on
@@ -112,6 +116,8 @@ class Sender {
 
   bool all_queued() const noexcept { return next_ == stream_.size(); }
   std::size_t next() const noexcept { return next_; }
+  // Packets the kernel has taken from the tx ring (refreshes its consumer index).
+  std::size_t consumed() { return next_ - socket_.tx().outstanding(); }
   // Valid descriptors not completed yet (on the tx ring, in the kernel or on the completion ring).
   std::uint32_t awaiting() const noexcept { return awaiting_valid_; }
   bool all_completed() const noexcept { return awaiting_valid_ == 0; }
@@ -122,6 +128,8 @@ class Sender {
   std::uint32_t frames() const noexcept { return frames_; }
   // Frames the application took back without a completion (invalid descriptors, in finish()).
   std::uint32_t reclaimed() const noexcept { return reclaimed_; }
+  // Completions of an odd address that came back one lower (the kernel's defect, see .cpp).
+  std::uint32_t odd_completed_even() const noexcept { return odd_completed_even_; }
   // The kernel's verdict we expect for packet i (the raw layer's tx_descriptor_fault).
   bool valid(std::size_t i) const;
   const std::string& error() const noexcept { return error_; }
@@ -139,6 +147,7 @@ class Sender {
   std::vector<std::uint64_t> free_;
   struct Outstanding {
     std::uint64_t addr;
+    std::uint64_t frame;  // the frame taken from free_ (in unaligned mode addr may lie before it)
     bool valid;
     bool own_frame;  // taken from free_, goes back there
   };
@@ -146,6 +155,7 @@ class Sender {
   std::size_t next_ = 0;
   std::uint32_t awaiting_valid_ = 0;
   std::uint32_t sent_valid_ = 0, sent_invalid_ = 0, completed_invalid_ = 0, reclaimed_ = 0;
+  std::uint32_t odd_completed_even_ = 0;
   std::string error_;
 };
 
@@ -164,6 +174,9 @@ class Receiver {
   void expect(std::vector<std::uint32_t> sequences, std::vector<std::uint32_t> lengths);
   // Frames received so far must carry the metadata the program wrote (XDP_METADATA_COPY).
   void check_metadata(bool on) noexcept { check_metadata_ = on; }
+  // The last `bytes` of each frame were added by the program (XDP_ADJUST_TAIL_GROW): their
+  // content is not the sender's, so only the bytes before them are checked.
+  void added_tail(std::uint32_t bytes) noexcept { added_tail_ = bytes; }
   // Kick (recvfrom), take up to `max` frames, check them, release them and give their frames
   // back to the fill ring.
   std::uint32_t receive(std::uint32_t max);
@@ -172,6 +185,8 @@ class Receiver {
   // How many of the sequences before `sequence` this receiver expects.
   std::uint32_t expected_before(std::size_t sequence) const;
   std::uint32_t received() const noexcept { return static_cast<std::uint32_t>(next_); }
+  // Sequences of the stream up to and including the last one received.
+  std::size_t passed() const noexcept { return next_ == 0 ? 0 : std::size_t{expected_[next_ - 1]} + 1; }
   std::uint32_t lent() const noexcept { return lent_; }
   const std::string& error() const noexcept { return error_; }
   Socket& socket() noexcept { return socket_; }
@@ -187,6 +202,7 @@ class Receiver {
   std::vector<std::uint32_t> expected_, lengths_;
   std::size_t next_ = 0;
   bool check_metadata_ = false;
+  std::uint32_t added_tail_ = 0;
   std::vector<std::uint64_t> waiting_;  // frames for the fill ring that did not fit yet
   std::string error_;
 };
@@ -204,8 +220,9 @@ struct TrafficOptions {
 
 // Drive one sender and its receivers until every receiver has its frames and the sender its
 // completions, pacing so that no more frames are in flight than the receivers lent (as the
-// kernel's test does). Without receivers, send as fast as the tx ring allows. Returns "" or the
-// first failure.
+// kernel's test does) and no more wait in veth's ring than it holds (veth_ring: with busy-poll
+// NAPI settings and native XDP the receiving end's NAPI may not run for a while). Without
+// receivers, send as fast as the tx ring allows. Returns "" or the first failure.
 std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
                         const TrafficOptions& options = {});
 
@@ -220,7 +237,8 @@ std::string send_receive(Link& link, std::uint32_t packets = default_packets,
 // Wait up to `ms` for `done`, kicking rx meanwhile. For counters the kernel updates in softirq.
 bool settle(Socket& socket, const std::function<bool()>& done, int ms = 1000);
 
-// Can this machine map a hugepage-backed UMEM? "" or why not.
-std::string hugepage_problem(std::uint64_t bytes);
+// The kernel's table of valid and invalid tx descriptors (testapp_invalid_desc), sent once over
+// a fresh link: ALIGNED_INV_DESC*, UNALIGNED_INV_DESC*.
+void run_invalid_desc(const Mode& mode, std::uint32_t frame_size, bool unaligned);
 
 }  // namespace afxdp::conformance

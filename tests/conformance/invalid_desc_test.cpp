@@ -25,9 +25,11 @@ std::vector<Packet> invalid_desc_stream(std::uint64_t size, std::uint32_t frame)
   };
 }
 
-void run_invalid_desc(const Mode& mode, std::uint32_t frame_size) {
+}  // namespace
+
+void run_invalid_desc(const Mode& mode, std::uint32_t frame_size, bool unaligned) {
   const auto veth = make_veth(mode);
-  const LinkSetup setup{.frame_size = frame_size};
+  const LinkSetup setup{.frame_size = frame_size, .unaligned = unaligned};
   Link link(veth, mode, setup);
   const std::uint64_t size = std::uint64_t{link.a_umem.config().frame_count} * frame_size;
   const auto stream = invalid_desc_stream(size, frame_size);
@@ -35,6 +37,7 @@ void run_invalid_desc(const Mode& mode, std::uint32_t frame_size) {
 
   // The kernel's expectations for this table; 2K frames make the 2K straddle invalid.
   std::vector<bool> kernel = {true, true, false, false, true, false, false, false, true, true};
+  if (unaligned) kernel[7] = true;  // crossing a page is allowed in unaligned mode
   if (frame_size == 2048) kernel[8] = false;
   std::uint32_t invalid = 0;
   for (std::size_t i = 0; i < stream.size(); ++i) {
@@ -51,16 +54,23 @@ void run_invalid_desc(const Mode& mode, std::uint32_t frame_size) {
   sender.finish();
   EXPECT_EQ(sender.error(), "");
   ::testing::Test::RecordProperty("invalid_descriptors_completed", static_cast<int>(sender.completed_invalid()));
+  // Only 4001-byte frames give odd addresses (5 * 4001 among the valid ones); 6.18 completes it as
+  // 20004. Either that one is off by one or none is.
+  EXPECT_LE(sender.odd_completed_even(), frame_size % 2);
+  ::testing::Test::RecordProperty("odd_addresses_completed_one_lower",
+                                  static_cast<int>(sender.odd_completed_even()));
 }
+
+namespace {
 
 TEST_P(Conformance, ALIGNED_INV_DESC) {
   AFXDP_REQUIRE_SYSTEM();
-  run_invalid_desc(GetParam(), 4096);
+  run_invalid_desc(GetParam(), 4096, false);
 }
 
 TEST_P(Conformance, ALIGNED_INV_DESC_2K_FRAME_SIZE) {
   AFXDP_REQUIRE_SYSTEM();
-  run_invalid_desc(GetParam(), 2048);
+  run_invalid_desc(GetParam(), 2048, false);
 }
 
 }  // namespace

@@ -1,10 +1,16 @@
 // The kernel's cases that attach a program of their own (XDP_DROP_HALF, XDP_METADATA_COPY,
-// XDP_SHARED_UMEM), through XskProgram::from_object, and from_object's refusals.
+// XDP_SHARED_UMEM, XDP_ADJUST_TAIL_SHRINK/GROW), through XskProgram::from_object, and
+// from_object's refusals.
 #include "harness.hpp"
 
+#include "conformance_meta.h"
 #include "conformance_progs.skel.h"
 
 #include <afxdp/interface.hpp>
+#include <afxdp/port.hpp>
+
+#include <chrono>
+#include <cstring>
 
 #include <memory>
 #include <stdexcept>
@@ -68,6 +74,79 @@ TEST_P(Conformance, XDP_METADATA_COPY) {
   expect_valid(receiver, sender, stream);
   EXPECT_EQ(run_traffic(sender, {&receiver}), "");
   EXPECT_EQ(p.skeleton->bss->meta_count, default_packets);
+}
+
+// XDP_ADJUST_TAIL_SHRINK and XDP_ADJUST_TAIL_GROW: one batch (64) of 128-byte frames whose tail
+// the program moves by `adjust` bytes; each arrives in order with the length changed by exactly
+// that and the sender's bytes before the new tail intact.
+void adjust_tail(const Mode& mode, std::int32_t adjust) {
+  const auto veth = make_veth(mode);
+  ProgramLink p(veth, mode, "adjust_tail");
+  p.skeleton->bss->tail_adjust = adjust;
+  const std::uint32_t sent_len = 2 * min_packet;
+  const std::uint32_t received_len = static_cast<std::uint32_t>(static_cast<std::int32_t>(sent_len) + adjust);
+  const auto stream = uniform_stream(batch, sent_len);
+  Sender sender = sender_on(p.link.a, p.link.b, stream, p.link.setup);
+  Receiver receiver = receiver_on(p.link.b, p.link.setup);
+  receiver.lend();
+  if (adjust > 0) receiver.added_tail(static_cast<std::uint32_t>(adjust));
+  std::vector<std::uint32_t> sequences(batch);
+  for (std::uint32_t i = 0; i < batch; ++i) sequences[i] = i;
+  receiver.expect(sequences, std::vector<std::uint32_t>(batch, received_len));
+  const std::string result = run_traffic(sender, {&receiver});
+  const std::uint32_t refused = p.skeleton->bss->tail_refused;
+  // veth's native XDP refuses to grow some frames (docs/conformance.md); the kernel's runner
+  // skips the case when the helper refuses.
+  if (adjust > 0 && mode.attach == AttachMode::native && refused > 0) {
+    GTEST_SKIP() << "bpf_xdp_adjust_tail refused to grow " << refused << " of " << batch
+                 << " frames in veth's native XDP; the kernel's test skips the case then";
+  }
+  EXPECT_EQ(result, "");
+  EXPECT_EQ(refused, 0U) << "bpf_xdp_adjust_tail refused";
+}
+
+TEST_P(Conformance, XDP_ADJUST_TAIL_SHRINK) {
+  AFXDP_REQUIRE_SYSTEM();
+  adjust_tail(GetParam(), -4);
+}
+
+TEST_P(Conformance, XDP_ADJUST_TAIL_GROW) {
+  AFXDP_REQUIRE_SYSTEM();
+  adjust_tail(GetParam(), 4);
+}
+
+// The same case through the Port layer: the application's program named in PortConfig, and
+// the metadata it writes read through Frame::metadata (issue 15).
+TEST_P(Conformance, XDP_METADATA_COPY_through_Port) {
+  AFXDP_REQUIRE_SYSTEM();
+  const auto veth = make_veth(GetParam());
+  Skeleton skeleton = load();
+  Port port = Port::open(veth.b(), {.queues = {0},
+                                    .bind = GetParam().bind,
+                                    .attach = GetParam().attach,
+                                    .busy_poll = GetParam().busy_poll,
+                                    .program = {skeleton->obj, "populate_metadata", "xsks"}});
+  lab::PacketSocket peer(veth.a());
+  const auto frame = lab::test_frame(7, 100, lab::mac_address(veth.b()), lab::mac_address(veth.a()));
+  constexpr std::uint32_t count = 200;
+  std::vector<std::uint32_t> seen;  // the program's count in front of each of our frames
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (std::uint32_t sent = 0; seen.size() < count && std::chrono::steady_clock::now() < deadline;) {
+    if (sent < count && peer.send(frame.data(), frame.size())) ++sent;
+    port.queues()[0].receive([&](std::span<Frame> frames) {
+      for (const Frame& f : frames) {
+        const auto meta = f.metadata(sizeof(::conformance_meta));
+        ASSERT_EQ(meta.size(), sizeof(::conformance_meta));
+        EXPECT_EQ(f.headroom(), 256U);  // the metadata is the end of it
+        ::conformance_meta m{};
+        std::memcpy(&m, meta.data(), sizeof m);
+        if (f.size() == frame.size()) seen.push_back(m.count);
+      }
+    });
+  }
+  ASSERT_EQ(seen.size(), count);
+  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GT(seen[i], seen[i - 1]);
+  EXPECT_EQ(port.queues()[0].stats().refused, 0U);
 }
 
 // The kernel's case name is also the uapi bind flag's macro: out of the way for the test's name.

@@ -8,7 +8,10 @@
 #include <lab.hpp>
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -155,6 +158,78 @@ TEST(Gen, RateSpacesEveryFrame) {
   // about 1 / rate when each frame is paced, microseconds when frames leave in bursts.
   EXPECT_GT(gaps[gaps.size() / 2], 0.5 / rate);
   EXPECT_GT(arrivals.back() - arrivals.front(), 0.5 * frames / rate);
+}
+
+// At a low rate each test run is one frame and gen sleeps between runs: the program no longer
+// waits a whole interval (125 ms here) with bottom halves disabled. The bound is generous: a run
+// costs up to 25 ms of the kernel's own set-up on a slow moment of this VM.
+TEST(Gen, LowRateRunsStayShort) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const auto program = verdict_program(veth.b(), afxdp::XdpAction::drop);
+  const auto result =
+      afxdp::test::run_tool({"gen", "-i", veth.a(), "-C", "5", "--rate", "8", "--json"}, 30000);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string summary = afxdp::test::last_line_with(result.out, "\"summary\"");
+  const double longest = afxdp::test::json_number(summary, "longest_run_ms");
+  EXPECT_GE(longest, 0) << summary;
+  EXPECT_LT(longest, 60) << summary;
+  // Still paced: 5 frames at 8 per second take about half a second.
+  EXPECT_GT(afxdp::test::json_number(summary, "duration_s"), 0.4) << summary;
+}
+
+// Interface names may hold quotes; the JSON lines stay JSON.
+TEST(Gen, JsonEscapesTheInterfaceName) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth("q\"" + std::to_string(::getpid() % 100000));
+  const auto program = verdict_program(veth.b(), afxdp::XdpAction::drop);
+  const auto result = afxdp::test::run_tool({"gen", "-i", veth.a(), "-C", "1000", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::string why;
+  EXPECT_TRUE(afxdp::test::every_line_is_json(result.out, why)) << why << "\n" << result.out;
+}
+
+// gen reads the interface's counters (and its veth peer) through rtnetlink: in a namespace whose
+// /sys was mounted by another (unshare -n without a remount), /sys/class/net shows the other's
+// interfaces, and gen judged its peer as taking none of its frames. The child below enters a
+// fresh namespace and makes the pair there; the exit code says how it went.
+TEST(Gen, CountsInANamespaceWithoutItsOwnSysfs) {
+  AFXDP_REQUIRE_SYSTEM();
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    std::string report = "E unshare";
+    int code = 2;
+    if (::unshare(CLONE_NEWNET) == 0) {
+      try {
+        afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+        const auto program = verdict_program(veth.b(), afxdp::XdpAction::drop);
+        const auto result = afxdp::test::run_tool({"gen", "-i", veth.a(), "-C", "1000"});
+        code = result.exit_code == 0 ? 0 : 1;
+        report = result.err;
+      } catch (const std::exception& e) {
+        report = std::string("E ") + e.what();
+      }
+    }
+    if (::write(pipe_fds[1], report.data(), report.size()) < 0) code = 3;
+    ::_exit(code);
+  }
+  ::close(pipe_fds[1]);
+  std::string report;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) {
+    report.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << report;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << report;
 }
 
 TEST(Gen, SaysWhenTheVethPeerCannotReceive) {

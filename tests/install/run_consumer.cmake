@@ -1,7 +1,8 @@
 # cmake -DBUILD_DIR=.. -DWORK_DIR=.. -DCONSUME=find_package|pkg-config -DSOURCE_DIR=..
-#       [-DCXX=.. -DCXX_FLAGS=.. -DLINKER_FLAGS=..] -P run_consumer.cmake
+#       -DHANDLER_TEST=examples/test_your_handler.cpp [-DCXX=.. -DCXX_FLAGS=.. -DLINKER_FLAGS=..]
+#       -P run_consumer.cmake
 # Installs the build tree into a fresh prefix, then configures, builds and runs the consumer
-# project against that prefix alone.
+# project (with a copy of HANDLER_TEST, as a user would copy it) against that prefix alone.
 set(prefix ${WORK_DIR}/prefix)
 set(consumer_build ${WORK_DIR}/build)
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -23,12 +24,16 @@ foreach(pc IN LISTS pc_files)
   get_filename_component(pc_dir ${pc} DIRECTORY)
   set(ENV{PKG_CONFIG_PATH} ${pc_dir})
 endforeach()
+file(COPY ${HANDLER_TEST} DESTINATION ${WORK_DIR}/copied)
+get_filename_component(handler_test ${HANDLER_TEST} NAME)
 step(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${consumer_build} -DAFXDP_CONSUME=${CONSUME}
+     -DHANDLER_TEST=${WORK_DIR}/copied/${handler_test}
      -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
      -DCMAKE_CXX_COMPILER=${CXX} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
      "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
 step(${CMAKE_COMMAND} --build ${consumer_build})
 step(${consumer_build}/consumer)
+step(${consumer_build}/test_your_handler)
 if(EXISTS ${consumer_build}/rings_only)
   step(${consumer_build}/rings_only)
 endif()

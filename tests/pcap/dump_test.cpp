@@ -4,6 +4,7 @@
 #include "system_test.hpp"
 
 #include "pcap.hpp"
+#include "tool_test.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/xsk_program.hpp>
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
@@ -136,6 +138,45 @@ TEST_F(Dump, RefusesAnInterfaceThatDoesNotExist) {
   ASSERT_GT(pid, 0);
   EXPECT_NE(exit_code(pid, true), 0);
   EXPECT_FALSE(std::filesystem::exists(path_));
+}
+
+// Issue 17 item 3: the output used to be opened after the program was attached, with SIGINT
+// and SIGTERM blocked: a FIFO without a reader hung there, the queue's frames went nowhere and
+// Ctrl-C did nothing. Now nothing is attached while it waits, and SIGINT ends it.
+TEST_F(Dump, AFifoWithoutAReaderWaitsWithNothingAttachedAndSigintEndsIt) {
+  ASSERT_EQ(::mkfifo(path_.c_str(), 0600), 0);
+  const pid_t pid = spawn_tool({"dump", "-i", veth_->b(), "-w", path_});
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(500ms);  // long enough to have attached, had it gone on
+  EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth_->b())), 0U);
+  kill(pid, SIGINT);
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 300 && done == 0; ++i) {
+    done = waitpid(pid, &status, WNOHANG);
+    std::this_thread::sleep_for(10ms);
+  }
+  if (done == 0) kill(pid, SIGKILL), waitpid(pid, &status, 0);
+  EXPECT_EQ(done, pid) << "SIGINT did not end it within 3 s";
+}
+
+// ... and `-w -` into a reader that goes away: the summary and one error line, an ordinary
+// non-zero exit, not a silent death by SIGPIPE.
+TEST_F(Dump, AReaderThatGoesAwayGetsTheSummaryNotSigpipe) {
+  afxdp::test::Child tool = afxdp::test::start_tool(
+      {"dump", "-i", veth_->b(), "-w", "-"},
+      {"bash", "-c", "set -o pipefail; \"$0\" \"$@\" | head -c 100 > /dev/null"});
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  for (std::uint32_t sequence = 0; !tool.exited(2) && std::chrono::steady_clock::now() < deadline;
+       ++sequence) {
+    send(sequence);
+  }
+  const int code = tool.wait(5000);
+  EXPECT_NE(code, 0) << tool.err();
+  EXPECT_LT(code, 128) << "killed by a signal: " << tool.err();
+  EXPECT_NE(tool.err().find("dump: "), std::string::npos) << tool.err();
+  EXPECT_NE(tool.err().find("write failed"), std::string::npos) << tool.err();
+  EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth_->b())), 0U);
 }
 
 }  // namespace

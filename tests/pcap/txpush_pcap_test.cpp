@@ -8,6 +8,7 @@
 
 #include <lab.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -64,6 +65,24 @@ TEST_F(TxpushPcap, RefusesAFileThatIsNotPcap) {
   const auto result = afxdp::test::run_tool({"txpush", "-i", veth_->a(), "-c", "--pcap", path_});
   EXPECT_NE(result.exit_code, 0);
   EXPECT_NE(result.err.find("pcap file " + path_), std::string::npos) << result.err;
+}
+
+// Issue 17 item 6: the capture was read once per queue, so `-q 0-1 --pcap -` failed on the second
+// read of standard input. Now it is read once and shared: both queues send all of it.
+TEST_F(TxpushPcap, SeveralQueuesShareOneReadOfStandardInput) {
+  afxdp::lab::VethPair two(afxdp::lab::unique_prefix(), 2);
+  afxdp::lab::PacketSocket receiver(two.b());
+  afxdp::test::Child tool = afxdp::test::start_tool(
+      {"txpush", "-i", two.a(), "-q", "0-1", "-c", "-Q", "--pcap", "-", "--loop", "2"},
+      {"bash", "-c", "exec \"$0\" \"$@\" < " + path_});
+  ASSERT_EQ(tool.wait(20000), 0) << tool.err();
+  std::size_t got = 0;
+  std::vector<std::uint8_t> buffer;
+  while (receiver.receive(buffer, 500) != 0) {
+    EXPECT_NE(std::find(frames_.begin(), frames_.end(), buffer), frames_.end());
+    ++got;
+  }
+  EXPECT_EQ(got, 2U * 2U * frames_.size());  // two queues, twice through the capture
 }
 
 }  // namespace

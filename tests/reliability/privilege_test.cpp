@@ -52,7 +52,11 @@ double last_count(Child& tool, const char* key, int timeout_ms) {
   return count;
 }
 
-void runs_without_capabilities(const char* benchmark) {
+// `wrapper` runs the tool as someone else (setpriv); `expected_id` is the uid and gid it must end
+// up with; the bounding set is emptied only by a process that may (CAP_SETPCAP).
+void runs_without_capabilities(const char* benchmark, std::vector<std::string> extra = {},
+                               const std::vector<std::string>& wrapper = {},
+                               unsigned expected_id = 65534, bool bounding_dropped = true) {
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const bool sends = std::string(benchmark) == "txpush";
@@ -60,7 +64,8 @@ void runs_without_capabilities(const char* benchmark) {
   std::vector<std::string> args{benchmark, "-i", interface, "--drop-privileges", "--json", "-n",
                                 "0.05"};
   if (sends) args.insert(args.end(), {"--rate", "20000"});
-  Child tool = start_tool(args);
+  args.insert(args.end(), extra.begin(), extra.end());
+  Child tool = start_tool(args, wrapper);
   std::string line;
   ASSERT_TRUE(tool.read_line(line, 20000)) << tool.err();
 
@@ -68,8 +73,29 @@ void runs_without_capabilities(const char* benchmark) {
   const auto effective = thread_capabilities(tool.pid(), "CapEff");
   ASSERT_GE(effective.size(), 2U) << "expected the main thread and a queue thread";
   for (const auto& mask : effective) EXPECT_TRUE(all_zero(mask)) << "CapEff " << mask;
-  for (const auto& mask : thread_capabilities(tool.pid(), "CapPrm")) {
-    EXPECT_TRUE(all_zero(mask)) << "CapPrm " << mask;
+  for (const char* set : {"CapPrm", "CapInh", "CapAmb"}) {
+    for (const auto& mask : thread_capabilities(tool.pid(), set)) {
+      EXPECT_TRUE(all_zero(mask)) << set << " " << mask;
+    }
+  }
+  // Root's identity is gone too (nobody, unless --user says otherwise), and nothing can be
+  // regained through exec.
+  const std::string id = std::to_string(expected_id);
+  for (const char* field : {"Uid", "Gid"}) {
+    for (const auto& ids : thread_capabilities(tool.pid(), field)) {
+      EXPECT_EQ(ids, "\t" + id + "\t" + id + "\t" + id + "\t" + id) << field;
+    }
+  }
+  for (const auto& groups : thread_capabilities(tool.pid(), "Groups")) {
+    EXPECT_TRUE(all_zero(groups)) << "Groups " << groups;
+  }
+  for (const auto& flag : thread_capabilities(tool.pid(), "NoNewPrivs")) {
+    EXPECT_EQ(flag, "\t1");
+  }
+  if (bounding_dropped) {
+    for (const auto& mask : thread_capabilities(tool.pid(), "CapBnd")) {
+      EXPECT_TRUE(all_zero(mask)) << "CapBnd " << mask;
+    }
   }
 
   // And it still counts.
@@ -103,6 +129,24 @@ TEST(ReliabilityPrivilege, TxpushCountsWithoutCapabilities) {
 TEST(ReliabilityPrivilege, L2fwdCountsWithoutCapabilities) {
   AFXDP_REQUIRE_SYSTEM();
   runs_without_capabilities("l2fwd");
+}
+
+TEST(ReliabilityPrivilege, UserAndGroupAreTheOnesAskedFor) {
+  AFXDP_REQUIRE_SYSTEM();
+  runs_without_capabilities("rxdrop", {"--user", "1234", "--group", "1234"}, {}, 1234);
+}
+
+// The least-privilege deployment: a non-root user given just the capabilities it needs (here
+// ambient ones, as file capabilities would give). It cannot empty the bounding set (no
+// CAP_SETPCAP), and --drop-privileges used to fail outright on that.
+TEST(ReliabilityPrivilege, ACapabilityUserDropsEverything) {
+  AFXDP_REQUIRE_SYSTEM();
+  if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs setpriv (util-linux)";
+  const std::string caps = "+net_admin,+net_raw,+bpf,+sys_admin,+ipc_lock";
+  runs_without_capabilities("rxdrop", {},
+                            {"setpriv", "--reuid=4321", "--regid=4321", "--clear-groups",
+                             "--inh-caps=" + caps, "--ambient-caps=" + caps},
+                            4321, false);
 }
 
 // Every subcommand that needs privilege says which capability is missing, in one line, before

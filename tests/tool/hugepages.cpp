@@ -1,31 +1,22 @@
 #include "hugepages.hpp"
 
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <sstream>
 #include <sys/file.h>
 #include <unistd.h>
 
 namespace afxdp::test {
 namespace {
 
-constexpr const char* nr_hugepages = "/proc/sys/vm/nr_hugepages";
-
-// A "Key:   value" line of /proc/meminfo; -1 when missing.
-long meminfo(const std::string& key) {
-  std::ifstream in("/proc/meminfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key + ":", 0) != 0) continue;
-    std::istringstream fields(line.substr(key.size() + 1));
-    long value = -1;
-    fields >> value;
-    return value;
-  }
-  return -1;
-}
+constexpr const char* nr_hugepages = "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages";
+constexpr const char* free_hugepages = "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages";
+constexpr const char* journal = "/tmp/afxdp-test-nr-hugepages.restore";
+constexpr int restoring_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT};
 
 long read_number(const char* path) {
   std::ifstream in(path);
@@ -34,50 +25,97 @@ long read_number(const char* path) {
   return in ? value : -1;
 }
 
-// Writes `value` to nr_hugepages; "" or why it failed.
-std::string write_number(const char* path, long value) {
-  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return std::string("open ") + path + ": " + std::strerror(errno);
-  const std::string text = std::to_string(value) + "\n";
-  const ssize_t n = ::write(fd, text.data(), text.size());
-  const int error = errno;
+// Writes `text` to `path` with plain syscalls (a signal handler uses it); false on failure.
+bool write_text(const char* path, const char* text, std::size_t length, int flags) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC | flags, 0600);
+  if (fd < 0) return false;
+  const bool ok = ::write(fd, text, length) == static_cast<ssize_t>(length);
   ::close(fd);
-  if (n != static_cast<ssize_t>(text.size())) {
-    return std::string("write ") + text.substr(0, text.size() - 1) + " to " + path + ": " +
-           std::strerror(n < 0 ? error : EIO);
+  return ok;
+}
+
+// The previous count as text, ready for the signal handler; length 0 while nothing is raised.
+char restore_text[32];
+volatile std::sig_atomic_t restore_length = 0;
+struct sigaction previous_actions[std::size(restoring_signals)];
+
+void restore_now() noexcept {
+  const auto length = static_cast<std::size_t>(restore_length);
+  if (length == 0) return;
+  if (write_text(nr_hugepages, restore_text, length, 0)) ::unlink(journal);
+  restore_length = 0;
+}
+
+extern "C" void restore_on_signal(int signal) {
+  restore_now();
+  // The signal's own course (the default: terminate, core) with nothing of ours left behind.
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
+// A journal left by a run that could not restore (killed by SIGKILL): put its count back.
+std::string restore_left_over() {
+  const long left_over = read_number(journal);
+  if (left_over < 0) return {};
+  const std::string text = std::to_string(left_over) + "\n";
+  if (!write_text(nr_hugepages, text.data(), text.size(), 0)) {
+    return std::string("cannot restore ") + nr_hugepages + " from " + journal + ": " +
+           std::strerror(errno);
   }
+  ::unlink(journal);
   return {};
 }
 
 }  // namespace
 
+const char* HugepageReservation::journal_path() noexcept { return journal; }
+long HugepageReservation::pages_reserved() noexcept { return read_number(nr_hugepages); }
+
 HugepageReservation::HugepageReservation(long pages) {
   lock_fd_ = ::open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   if (lock_fd_ >= 0) ::flock(lock_fd_, LOCK_EX);  // best effort: serializes this binary's tests
-  if (meminfo("Hugepagesize") != 2048) {
-    failure_ = "the default hugepage size is not 2 MiB (/proc/meminfo Hugepagesize)";
-    return;
-  }
-  previous_ = read_number(nr_hugepages);
-  const long free = meminfo("HugePages_Free");
-  if (previous_ < 0 || free < 0) {
-    failure_ = std::string("cannot read ") + nr_hugepages + " or HugePages_Free";
+  if (failure_ = restore_left_over(); !failure_.empty()) return;
+  const long previous = read_number(nr_hugepages);
+  const long free = read_number(free_hugepages);
+  if (previous < 0 || free < 0) {
+    failure_ = std::string("cannot read ") + nr_hugepages + " or free_hugepages";
     return;
   }
   if (free >= pages) return;
-  if (std::string why = write_number(nr_hugepages, previous_ + (pages - free)); !why.empty()) {
-    failure_ = "cannot reserve " + std::to_string(pages) + " hugepages: " + why;
+
+  // Journal first, then the handlers, then the raise: every later way out finds what to restore.
+  const int length = std::snprintf(restore_text, sizeof restore_text, "%ld\n", previous);
+  if (!write_text(journal, restore_text, static_cast<std::size_t>(length), O_CREAT | O_TRUNC)) {
+    failure_ = std::string("cannot write ") + journal + ": " + std::strerror(errno);
     return;
   }
+  restore_length = length;
   changed_ = true;
-  if (const long now = meminfo("HugePages_Free"); now < pages) {
+  struct sigaction action{};
+  action.sa_handler = restore_on_signal;
+  sigemptyset(&action.sa_mask);
+  for (std::size_t i = 0; i < std::size(restoring_signals); ++i) {
+    ::sigaction(restoring_signals[i], &action, &previous_actions[i]);
+  }
+  const std::string raised = std::to_string(previous + (pages - free)) + "\n";
+  if (!write_text(nr_hugepages, raised.data(), raised.size(), 0)) {
+    failure_ = "cannot reserve " + std::to_string(pages) + " hugepages: write " + nr_hugepages +
+               ": " + std::strerror(errno);
+    return;
+  }
+  if (const long now = read_number(free_hugepages); now < pages) {
     failure_ = "the kernel reserved only " + std::to_string(now) + " free hugepages of the " +
                std::to_string(pages) + " needed (memory too fragmented?)";
   }
 }
 
 HugepageReservation::~HugepageReservation() {
-  if (changed_) write_number(nr_hugepages, previous_);
+  if (changed_) {
+    restore_now();
+    for (std::size_t i = 0; i < std::size(restoring_signals); ++i) {
+      ::sigaction(restoring_signals[i], &previous_actions[i], nullptr);
+    }
+  }
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
 

@@ -4,6 +4,8 @@
 #include <afxdp/umem.hpp>
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -26,6 +28,28 @@ afxdp::UmemConfig umem_with(const std::function<void(afxdp::UmemConfig&)>& chang
   afxdp::UmemConfig c;
   change(c);
   return c;
+}
+
+// Hugepage areas are rounded to 2 MiB pages and map them by that size explicitly: with 1 GiB
+// default hugepages, a plain MAP_HUGETLB mapped 1 GiB pages under a 2 MiB-rounded length.
+TEST(UmemArea, HugepagesRoundToTwoMebibytesAndAskForThem) {
+  constexpr std::uint64_t mib2 = std::uint64_t{2} << 20;
+  const auto huge = [](std::uint32_t frames) {
+    return umem_with([frames](auto& c) {
+      c.hugepages = true;
+      c.frame_count = frames;
+    });
+  };
+  EXPECT_EQ(afxdp::area_length(huge(1)), mib2);
+  EXPECT_EQ(afxdp::area_length(huge(512)), mib2);
+  EXPECT_EQ(afxdp::area_length(huge(513)), 2 * mib2);
+  EXPECT_EQ(afxdp::area_length(huge(1U << 20)), std::uint64_t{4} << 30);
+  EXPECT_EQ(afxdp::area_length(umem_with([](auto& c) { c.frame_count = 3; })), 3U * 4096U);
+
+  const int flags = afxdp::area_map_flags(huge(1));
+  EXPECT_NE(flags & MAP_HUGETLB, 0);
+  EXPECT_EQ((flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK, 21) << "not MAP_HUGE_2MB";
+  EXPECT_EQ(afxdp::area_map_flags(umem_with([](auto&) {})) & (MAP_HUGETLB | (MAP_HUGE_MASK << MAP_HUGE_SHIFT)), 0);
 }
 
 TEST(UmemConfig, DefaultsPass) { EXPECT_NO_THROW(afxdp::validate(afxdp::UmemConfig{})); }
@@ -156,6 +180,26 @@ TEST(SocketConfig, BusyPollNeedsABudget) {
                     c.busy_poll_budget = 0;
                   }),
                   "busy_poll_budget");
+}
+
+// SO_BUSY_POLL_BUDGET takes at most U16_MAX and SO_BUSY_POLL a non-negative int: a value past
+// either made the constructor throw after bind, leaving the queue bound.
+TEST(SocketConfig, BusyPollValuesWithinWhatTheKernelTakes) {
+  EXPECT_NO_THROW(afxdp::validate(socket_with([](auto& c) {
+    c.busy_poll = true;
+    c.busy_poll_budget = 65535;
+    c.busy_poll_usecs = 2147483647;
+  })));
+  expect_rejected(socket_with([](auto& c) {
+                    c.busy_poll = true;
+                    c.busy_poll_budget = 65536;
+                  }),
+                  "busy_poll_budget");
+  expect_rejected(socket_with([](auto& c) {
+                    c.busy_poll = true;
+                    c.busy_poll_usecs = 2147483648U;
+                  }),
+                  "busy_poll_usecs");
 }
 
 }  // namespace

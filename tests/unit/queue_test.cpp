@@ -276,4 +276,27 @@ TEST(Queue, TheRxOffsetIsThePacketHeadroomPlusTheUmemHeadroom) {
   });
 }
 
+// Issue 17 item 9: txpush fed completion addresses to its frame pool (and, with --pcap, to a
+// memcpy) unchecked. A completion the queue never sent, or outside its frames, is refused.
+TEST(Queue, ACompletionForAFrameNeverSentIsRefused) {
+  Loopback lb({.frames_per_queue = 32, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  const std::uint32_t free_before = q.account().free;
+  {
+    afxdp::TxBatch batch = q.allocate(1);
+    ASSERT_TRUE(batch[0].resize(60));
+    ASSERT_EQ(batch.send(), 1U);
+  }
+  q.flush();
+  ASSERT_TRUE(lb.inject_completion(0, 1ULL << 40));  // before the real one
+  ASSERT_EQ(lb.transmitted(0).size(), 1U);
+  EXPECT_TRUE(q.drain(1000ms));
+  EXPECT_EQ(q.stats().refused, 1U);
+  EXPECT_EQ(q.stats().sent, 1U);
+  EXPECT_EQ(q.account().free, free_before);  // the real frame came back, the bogus one did not
+  afxdp::TxBatch all = q.allocate(afxdp::max_batch);
+  EXPECT_EQ(all.size(), free_before);
+  expect_accounted(q);
+}
+
 }  // namespace

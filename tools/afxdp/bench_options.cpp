@@ -145,7 +145,12 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
   app.add_flag("--json", o.json, "one JSON object per socket and interval, then a summary");
   app.add_flag("--force", o.force, "replace an XDP program already attached to the interface");
   app.add_flag("--drop-privileges", o.drop_privileges,
-               "drop every capability once set up (the data path needs none)");
+               "once set up, drop every capability, become --user (root: nobody) and set "
+               "no_new_privs (the data path needs no privilege)");
+  app.add_option("--user", o.user, "the user to run as after set-up (implies --drop-privileges)");
+  app.add_option("--group", o.group,
+                 "the group to run as after set-up (implies --drop-privileges; default the "
+                 "user's)");
   app.add_flag("-F,--frags", o.frags,
                "multi-buffer (XDP_USE_SG, Linux 6.6+): packets larger than a frame, as chains");
   if (benchmark != Benchmark::txpush) return;

@@ -66,7 +66,9 @@ struct BenchOptions {
   std::uint32_t ring_size = 2048;         // --ring-size: every ring
   std::string pcap_file;                  // --pcap (txpush): send this capture's frames instead
   std::uint64_t loop = 1;                 // --loop (with --pcap): times through it, 0: no end
-  bool drop_privileges = false;           // --drop-privileges: no capabilities once set up
+  bool drop_privileges = false;           // --drop-privileges: no privilege once set up
+  std::string user;                       // --user (implies --drop-privileges)
+  std::string group;                      // --group (implies --drop-privileges)
   bool frags = false;                     // -F: multi-buffer (XDP_USE_SG), packets over frames
 
   // Filled in by finish_bench_options.

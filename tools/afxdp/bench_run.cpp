@@ -1,5 +1,6 @@
 #include "bench_run.hpp"
 
+#include "privileges.hpp"
 #include "report_schedule.hpp"
 
 #include <afxdp/interface.hpp>
@@ -8,37 +9,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <linux/capability.h>
 #include <net/if.h>
 #include <stdexcept>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <system_error>
-#include <unistd.h>
 
 namespace afxdp::tool {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// --drop-privileges: no capability survives, and none can come back. Capabilities belong to a
-// thread, so this runs on the main thread before the queue threads exist: they inherit the
-// empty sets. Nothing after setup needs one: the rings are mapped, wake-ups, XDP_STATISTICS and
-// closing the bpf_link (which detaches the program) are allowed to any owner of the fds.
-void drop_capabilities() {
-  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-  // The bounding set first: dropping from it needs CAP_SETPCAP, which the capset below removes.
-  for (int cap = 0; ::prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; ++cap) {
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
-      throw std::system_error(errno, std::generic_category(), "prctl(PR_CAPBSET_DROP)");
-    }
-  }
-  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
-  if (::syscall(SYS_capset, &header, data) != 0) {
-    throw std::system_error(errno, std::generic_category(), "capset (--drop-privileges)");
-  }
-}
 
 // The interface we run on is gone (deleted, or its namespace went away) when its name no longer
 // leads to the index we bound to. One cheap ioctl, asked by the statistics thread only.
@@ -143,6 +121,8 @@ int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
   // at once, with a summary and exit 0).
   const SignalStop signals;
   check_system(o);
+  const bool drop = o.drop_privileges || !o.user.empty() || !o.group.empty();
+  const RunAs run_as = drop ? resolve_run_as(o.user, o.group) : RunAs{};
   const unsigned ifindex = interface_index(o.interface);
   Port port = open_port(o);
   if (prepare) prepare(port);
@@ -151,7 +131,7 @@ int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
     std::fprintf(stderr, "afxdp: zero-copy is not available on %s (driver %s); using copy mode\n",
                  port.queues().front().name().c_str(), interface_driver(o.interface).c_str());
   }
-  if (o.drop_privileges) drop_capabilities();
+  if (drop) drop_privileges(run_as);
 
   const std::span<Queue> queues = port.queues();
   PacketBudget budget(o.count);

@@ -1,6 +1,7 @@
 #include "gen.hpp"
 
 #include "bench_options.hpp"
+#include "bench_stats.hpp"
 #include "number_checks.hpp"
 #include "packet.hpp"
 #include "stop_signals.hpp"
@@ -23,7 +24,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -45,6 +45,11 @@ std::uint64_t frames_for_a_run(double frames_per_second) {
   return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(frames_per_second * run_seconds), 1,
                                    max_chunk);
 }
+
+// With a rate, the program waits for each frame's slot with bottom halves disabled (the kernel
+// enables them between batches). So a batch waits at most this long: batches are cut to fit,
+// and at rates too low for one gap to fit, a run is one frame and user space sleeps between.
+constexpr double max_batch_wait_seconds = 0.010;
 
 // How long gen sends before it judges whether a veth peer takes its frames at all.
 constexpr std::chrono::milliseconds peer_grace{500};
@@ -75,22 +80,15 @@ struct SkeletonDeleter {
   void operator()(gen_tx* skeleton) const noexcept { gen_tx__destroy(skeleton); }
 };
 
-std::optional<std::uint64_t> read_number(const std::string& path) {
-  std::ifstream in(path);
-  std::uint64_t value = 0;
-  if (!(in >> value)) return std::nullopt;
-  return value;
-}
-
-// The other end of a veth pair in this namespace: IF's iflink names its peer, and the peer's
-// iflink names IF back (a VLAN's lower device would not). nullopt when not found.
-std::optional<std::string> veth_peer(const std::string& interface, unsigned ifindex) {
-  const auto link = read_number("/sys/class/net/" + interface + "/iflink");
-  if (!link || *link == ifindex || *link == 0) return std::nullopt;
+// The other end of a veth pair in this namespace: IF's link names its peer, and the peer's link
+// names IF back (a VLAN's lower device would not). nullopt when not found. Read through
+// rtnetlink: /sys/class/net shows the namespace of whoever mounted sysfs, not necessarily ours.
+std::optional<std::string> veth_peer(unsigned ifindex) {
+  const unsigned link = interface_link(ifindex).link;
+  if (link == 0 || link == ifindex) return std::nullopt;
   char name[IF_NAMESIZE] = {};
-  if (::if_indextoname(static_cast<unsigned>(*link), name) == nullptr) return std::nullopt;
-  const auto back = read_number(std::string("/sys/class/net/") + name + "/iflink");
-  if (!back || *back != ifindex) return std::nullopt;
+  if (::if_indextoname(link, name) == nullptr) return std::nullopt;
+  if (interface_link(link).link != ifindex) return std::nullopt;
   return std::string(name);
 }
 
@@ -110,9 +108,7 @@ unsigned interface_mtu(const std::string& interface) {
   return static_cast<unsigned>(request.ifr_mtu);
 }
 
-std::uint64_t tx_packets(const std::string& interface) {
-  return read_number("/sys/class/net/" + interface + "/statistics/tx_packets").value_or(0);
-}
+std::uint64_t tx_packets(unsigned ifindex) { return interface_link(ifindex).tx_packets; }
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
@@ -168,7 +164,7 @@ int run_gen(const GenOptions& o) {
 
   UdpFrameSpec spec;
   spec.size = static_cast<std::uint32_t>(o.size);
-  const std::optional<std::string> peer = veth_peer(o.interface, ifindex);
+  const std::optional<std::string> peer = veth_peer(ifindex);
   spec.src_mac = o.src_mac.empty() ? to_mac(lab::mac_address(o.interface)) : parse_mac(o.src_mac, "-H");
   spec.dst_mac.fill(0xff);  // broadcast, unless the user or the veth peer says otherwise
   if (!o.dst_mac.empty()) {
@@ -187,8 +183,12 @@ int run_gen(const GenOptions& o) {
     throw std::invalid_argument("cpu: " + std::to_string(o.cpu) + " is not available");
   }
 
-  std::unique_ptr<gen_tx, SkeletonDeleter> skeleton(gen_tx__open_and_load());
-  if (!skeleton) detail::throw_errno(errno, "bpf: load the gen_tx program");
+  std::unique_ptr<gen_tx, SkeletonDeleter> skeleton(gen_tx__open());
+  if (!skeleton) detail::throw_errno(errno, "bpf: open the gen_tx program");
+  skeleton->rodata->max_wait_ns = static_cast<std::uint64_t>(max_batch_wait_seconds * 1e9);
+  if (const int error = gen_tx__load(skeleton.get()); error != 0) {
+    detail::throw_errno(-error, "bpf: load the gen_tx program");
+  }
   const int prog_fd = bpf_program__fd(skeleton->progs.gen_tx);
 
   xdp_md context{};
@@ -202,17 +202,24 @@ int run_gen(const GenOptions& o) {
       o.duration > 0 ? start + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(o.duration))
                      : Clock::time_point::max();
-  // With a rate the program paces within a run, and user space sleeps only if a run ended early.
-  std::uint64_t chunk = o.rate > 0 ? frames_for_a_run(static_cast<double>(o.rate)) : first_chunk;
+  // Without a rate, runs are sized from the previous one's speed.
+  std::uint64_t chunk = first_chunk;
   const bool veth = interface_driver(o.interface) == "veth";
-  const std::uint64_t tx_before = tx_packets(o.interface);
+  const std::uint64_t tx_before = tx_packets(ifindex);
 
   std::uint64_t sent = 0;
   std::uint64_t reported = 0;
   auto last_report = start;
   bool unjudged = true;  // whether the veth peer takes our frames
+  Clock::duration longest_run{};
   while (o.count == 0 || sent < o.count) {
-    const std::uint64_t n = o.count == 0 ? chunk : std::min(chunk, o.count - sent);
+    const auto run_start = Clock::now();
+    const double gap = o.rate > 0 ? 1 / static_cast<double>(o.rate) : 0;
+    const std::uint64_t planned = o.rate == 0 ? chunk
+                                  : gap > max_batch_wait_seconds
+                                      ? 1
+                                      : frames_for_a_run(static_cast<double>(o.rate));
+    const std::uint64_t n = o.count == 0 ? planned : std::min(planned, o.count - sent);
     bpf_test_run_opts run{};
     run.sz = sizeof run;
     run.data_in = frame.data();
@@ -222,7 +229,10 @@ int run_gen(const GenOptions& o) {
     run.repeat = static_cast<int>(n);
     run.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
     run.batch_size = o.batch_size;
-    const auto run_start = Clock::now();
+    if (gap > 0) {
+      run.batch_size = std::clamp(static_cast<std::uint32_t>(max_batch_wait_seconds / gap), 1U,
+                                  o.batch_size);
+    }
     if (o.rate > 0) {
       // With a rate the program spaces the frames itself (bpf/gen_tx.bpf.c says why). The gap is
       // chosen so that this run ends when, at the rate, sent + n frames are due: time lost
@@ -234,7 +244,9 @@ int run_gen(const GenOptions& o) {
           std::clamp(left * 1e9 / static_cast<double>(n), nominal / 2, nominal));
       skeleton->bss->next_ns = 0;
     }
-    if (bpf_prog_test_run_opts(prog_fd, &run) != 0) {
+    const bool failed = bpf_prog_test_run_opts(prog_fd, &run) != 0;
+    longest_run = std::max(longest_run, Clock::now() - run_start);
+    if (failed) {
       const int error = errno;
       detail::throw_errno(error, "BPF_PROG_TEST_RUN (XDP live frames) on " + o.interface +
                                      (error == EINVAL ? " (needs Linux 5.18 or later)" : ""));
@@ -257,7 +269,7 @@ int run_gen(const GenOptions& o) {
       // handful) count there too, so "none" means fewer than 64 (or half of a short run). Not
       // "fewer than half" of a long run: a peer whose NAPI shares a busy CPU takes only a ring's
       // worth (256) of a burst and drops the rest.
-      if (tx_packets(o.interface) - tx_before < std::min<std::uint64_t>(64, sent / 2 + 1)) {
+      if (tx_packets(ifindex) - tx_before < std::min<std::uint64_t>(64, sent / 2 + 1)) {
         const std::string what = "veth " + o.interface + " transmitted none of " +
                                  std::to_string(sent) + " frames: its peer";
         // Without the peer's name (not in this namespace) the advice names no interface either.
@@ -277,8 +289,8 @@ int run_gen(const GenOptions& o) {
     if (!o.quiet && now - last_report >= std::chrono::seconds(1)) {
       const double pps = static_cast<double>(sent - reported) / seconds(now - last_report);
       if (o.json) {
-        std::printf("{\"interface\":\"%s\",\"pps\":%.0f,\"total\":%llu}\n", o.interface.c_str(),
-                    pps, static_cast<unsigned long long>(sent));
+        std::printf("{\"interface\":%s,\"pps\":%.0f,\"total\":%llu}\n",
+                    json_string(o.interface).c_str(), pps, static_cast<unsigned long long>(sent));
       } else {
         std::printf("%s: %s pps, %s total\n", o.interface.c_str(),
                     thousands(static_cast<std::uint64_t>(pps)).c_str(), thousands(sent).c_str());
@@ -302,9 +314,10 @@ int run_gen(const GenOptions& o) {
   const double pps = elapsed > 0 ? static_cast<double>(sent) / elapsed : 0;
   if (o.json) {
     std::printf(
-        "{\"summary\":true,\"interface\":\"%s\",\"size\":%zu,\"sent\":%llu,\"duration_s\":%.3f,"
-        "\"pps\":%.0f}\n",
-        o.interface.c_str(), o.size, static_cast<unsigned long long>(sent), elapsed, pps);
+        "{\"summary\":true,\"interface\":%s,\"size\":%zu,\"sent\":%llu,\"duration_s\":%.3f,"
+        "\"pps\":%.0f,\"longest_run_ms\":%.3f}\n",
+        json_string(o.interface).c_str(), o.size, static_cast<unsigned long long>(sent), elapsed, pps,
+        std::chrono::duration<double, std::milli>(longest_run).count());
   } else {
     std::printf("%s: sent %s frames of %zu bytes in %.3f s: %s pps\n", o.interface.c_str(),
                 thousands(sent).c_str(), o.size, elapsed,

@@ -82,6 +82,8 @@ class Loopback {
   void force_rx_producer(std::uint32_t queue, std::uint32_t index) noexcept;
   // Publish an rx descriptor as it is (outside the UMEM, say), taking no fill entry.
   bool inject_descriptor(std::uint32_t queue, const xdp_desc& descriptor);
+  // Publish a completion for an address that was never sent (outside the UMEM, say).
+  bool inject_completion(std::uint32_t queue, std::uint64_t address);
 
  private:
   std::unique_ptr<detail::LoopbackKernel> kernel_;

@@ -19,22 +19,30 @@ using Counter = std::atomic<std::uint32_t>;
 
 // Queue q's thread: it owns the socket's rings from its start on.
 void count_frames(afxdp::Socket& s, Counter& counted, const std::atomic<bool>& stop) {
-  const std::uint64_t frame = s.umem().config().frame_size;
+  afxdp::Umem& umem = s.umem();
   while (!stop.load(std::memory_order_relaxed)) {
-    const std::uint32_t n = s.rx().peek(64);
+    std::uint32_t n = s.rx().peek(64);
     if (n == 0) {
       s.poll(POLLIN, 10);  // sleeps while idle; wakes the kernel for the fill ring
       continue;
     }
-    s.fill().reserve(n);  // room: main lends only half a fill ring (see minimal_rx.cpp)
-    std::uint32_t ours = 0, sequence = 0;
+    // Take off rx only what fits back on the fill ring (see minimal_rx.cpp); the rest waits.
+    if (const std::uint32_t room = s.fill().free_slots(n); room < n) {
+      s.rx().cancel(n - room);
+      n = room;
+    }
+    s.fill().reserve(n);
+    std::uint32_t ours = 0, refill = 0, sequence = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
       const xdp_desc& d = s.rx().at(i);
-      const auto* data = reinterpret_cast<const std::uint8_t*>(s.umem().data(d.addr));
-      if (afxdp::lab::check_test_frame(data, d.len, sequence)) ++ours;  // not IPv6 chatter
-      s.fill().at(i) = d.addr / frame * frame;
+      if (!umem.contains(umem.resolve(d.addr), d.len)) continue;  // never read, never lent again
+      const std::span<std::byte> bytes = umem.packet(d);
+      const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+      if (afxdp::lab::check_test_frame(data, bytes.size(), sequence)) ++ours;  // not IPv6 chatter
+      s.fill().at(refill++) = umem.chunk_of(d.addr);
     }
-    s.fill().submit(n);
+    s.fill().cancel(n - refill);
+    s.fill().submit(refill);
     s.rx().release(n);
     counted += ours;
   }
@@ -63,14 +71,17 @@ int main() try {
   }
   afxdp::lab::enter_private_network();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix(), queues);
-  afxdp::Umem umem({.frame_count = queues * frames_per_queue});
+  // 2048-byte frames: any size the kernel takes works, the addresses below follow it.
+  afxdp::Umem umem({.frame_count = queues * frames_per_queue, .frame_size = 2048});
   afxdp::XskProgram program({.interface = veth.b()});
+  const std::uint64_t frame_size = umem.config().frame_size;
   std::vector<afxdp::Socket> sockets;
   for (std::uint32_t q = 0; q < queues; ++q) {  // queue q lends frames [q * 2048, (q + 1) * 2048)
-    auto& s = sockets.emplace_back(umem, afxdp::SocketConfig{.interface = veth.b(), .queue = q,
-                                                             .mode = afxdp::BindMode::native_copy});
+    auto& s = sockets.emplace_back(
+        umem, afxdp::SocketConfig{
+                  .interface = veth.b(), .queue = q, .mode = afxdp::BindMode::native_copy});
     const std::uint32_t n = s.fill().reserve(s.fill().size() / 2);
-    for (std::uint32_t i = 0; i < n; ++i) s.fill().at(i) = (q * frames_per_queue + i) * 4096ULL;
+    for (std::uint32_t i = 0; i < n; ++i) s.fill().at(i) = (q * frames_per_queue + i) * frame_size;
     s.fill().submit(n);
     program.insert(q, s.fd());
   }
@@ -78,7 +89,8 @@ int main() try {
   Counter counted[queues] = {}, sent{0};
   std::vector<std::jthread> receivers, senders;
   for (std::uint32_t q = 0; q < queues; ++q) {
-    receivers.emplace_back(count_frames, std::ref(sockets[q]), std::ref(counted[q]), std::cref(stop));
+    receivers.emplace_back(count_frames, std::ref(sockets[q]), std::ref(counted[q]),
+                           std::cref(stop));
   }
   for (unsigned cpu = 0; cpu < queues; ++cpu) {
     senders.emplace_back(send_from, cpu, std::cref(veth), std::ref(sent));

@@ -1,0 +1,52 @@
+// The kernel's unaligned-chunk cases (XDP_UMEM_UNALIGNED_CHUNK_FLAG): UMEMs on 2 MiB hugepages,
+// reserved for the test through /proc/sys/vm/nr_hugepages and given back afterwards
+// (tests/tool/hugepages.hpp).
+#include "harness.hpp"
+
+#include "hugepages.hpp"
+
+namespace afxdp::conformance {
+namespace {
+
+// Two UMEMs of 2048 frames of up to 4096 bytes: 8 MiB each.
+constexpr long pages = 2 * 4;
+
+#define RESERVE_HUGEPAGES()                                  \
+  afxdp::test::HugepageReservation hugepages(pages);         \
+  if (!hugepages.failure().empty()) GTEST_SKIP() << hugepages.failure()
+
+// Every other packet 32 bytes before its frame's start, so that it straddles the boundary with
+// the frame before; each arrives in order with its content at the exact offset.
+TEST_P(Conformance, SEND_RECEIVE_UNALIGNED) {
+  AFXDP_REQUIRE_SYSTEM();
+  RESERVE_HUGEPAGES();
+  const auto veth = make_veth(GetParam());
+  const LinkSetup setup{.unaligned = true};
+  Link link(veth, GetParam(), setup);
+  auto stream = uniform_stream(default_packets, min_packet);
+  for (std::size_t i = 1; i < stream.size(); i += 2) stream[i].offset = -std::int64_t{min_packet} / 2;
+  Sender sender = sender_on(link.a, link.b, stream, setup);
+  Receiver receiver = receiver_on(link.b, setup);
+  receiver.lend();
+  expect_valid(receiver, sender, stream);
+  for (std::size_t i = 0; i < stream.size(); ++i) ASSERT_TRUE(sender.valid(i)) << i;
+  EXPECT_EQ(run_traffic(sender, {&receiver}), "");
+  EXPECT_EQ(link.a.statistics().tx_invalid_descs, 0U);
+}
+
+TEST_P(Conformance, UNALIGNED_INV_DESC) {
+  AFXDP_REQUIRE_SYSTEM();
+  RESERVE_HUGEPAGES();
+  run_invalid_desc(GetParam(), 4096, true);
+}
+
+// An odd frame size, so that the UMEM ends away from a page boundary (2048 * 4001 bytes end 2048
+// bytes into a page): the descriptors straddling the UMEM's end straddle no page.
+TEST_P(Conformance, UNALIGNED_INV_DESC_4001_FRAME_SIZE) {
+  AFXDP_REQUIRE_SYSTEM();
+  RESERVE_HUGEPAGES();
+  run_invalid_desc(GetParam(), 4001, true);
+}
+
+}  // namespace
+}  // namespace afxdp::conformance

@@ -1,0 +1,80 @@
+// interface_exists tells a renamed interface (same index) from a deleted one, and interface_link
+// reads a veth's peer and counters through rtnetlink: in this namespace, whatever /sys shows.
+#include "system_test.hpp"
+
+#include <afxdp/interface.hpp>
+#include <lab.hpp>
+
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+TEST(Interface, ExistsWhileRenamedNotOnceDeleted) {
+  AFXDP_REQUIRE_SYSTEM();
+  EXPECT_FALSE(afxdp::interface_exists(0));
+  const std::string prefix = afxdp::lab::unique_prefix();
+  unsigned index = 0;
+  {
+    afxdp::lab::VethPair veth(prefix);
+    index = afxdp::interface_index(veth.a());
+    EXPECT_TRUE(afxdp::interface_exists(index));
+    afxdp::lab::run({"ip", "link", "set", veth.a(), "down"});
+    afxdp::lab::run({"ip", "link", "set", veth.a(), "name", prefix + "r"});
+    EXPECT_TRUE(afxdp::interface_exists(index)) << "a renamed interface was taken for deleted";
+    afxdp::lab::run({"ip", "link", "set", prefix + "r", "name", veth.a()});
+  }
+  EXPECT_FALSE(afxdp::interface_exists(index));
+}
+
+TEST(Interface, LinkNamesTheVethPeerAndCountsFrames) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const unsigned a = afxdp::interface_index(veth.a());
+  const unsigned b = afxdp::interface_index(veth.b());
+  EXPECT_EQ(afxdp::interface_link(a).link, b);
+  EXPECT_EQ(afxdp::interface_link(b).link, a);
+  const std::uint64_t before = afxdp::interface_link(a).tx_packets;
+  afxdp::lab::PacketSocket peer(veth.a());
+  const auto frame = afxdp::lab::test_frame(0, 60, afxdp::lab::mac_address(veth.b()),
+                                            afxdp::lab::mac_address(veth.a()));
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(peer.send(frame.data(), frame.size()));
+  EXPECT_GE(afxdp::interface_link(a).tx_packets - before, 10U);
+}
+
+// In a namespace entered without remounting /sys (unshare -n), /sys/class/net is another
+// namespace's; rtnetlink still answers for ours. The child reports through its exit code.
+TEST(Interface, LinkReadsThisNamespaceWithoutItsOwnSysfs) {
+  AFXDP_REQUIRE_SYSTEM();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int code = 2;
+    if (::unshare(CLONE_NEWNET) == 0) {
+      try {
+        afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+        const unsigned a = afxdp::interface_index(veth.a());
+        afxdp::lab::PacketSocket peer(veth.a());
+        const auto frame = afxdp::lab::test_frame(0, 60, afxdp::lab::mac_address(veth.b()),
+                                                  afxdp::lab::mac_address(veth.a()));
+        const std::uint64_t before = afxdp::interface_link(a).tx_packets;
+        bool sent = true;
+        for (int i = 0; i < 10; ++i) sent = sent && peer.send(frame.data(), frame.size());
+        code = sent && afxdp::interface_link(a).tx_packets - before >= 10 &&
+                       afxdp::interface_link(a).link == afxdp::interface_index(veth.b())
+                   ? 0
+                   : 1;
+      } catch (...) {
+        code = 3;
+      }
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: wrong counters or peer, 2: unshare, 3: an exception";
+}
+
+}  // namespace
