@@ -62,7 +62,10 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
     std::uint32_t others = 0;
     std::uint32_t refused = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint64_t chunk = chunk_of(completion_->at(i));
+      std::uint64_t chunk = chunk_of(completion_->at(i));
+      // Linux 6.18's copy mode hands an odd tx address back one lower (it tags bit 0 of the
+      // skb's destructor_arg); our tx addresses are frame starts, so take the nearest one.
+      if (unaligned_) [[unlikely]] chunk = nearest_frame(chunk);
       if (mine(chunk)) [[likely]] {
         chunks_[own++] = chunk;
         continue;
@@ -94,6 +97,11 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
     if (refused != 0) detail::QueueCounters::add(counters_.refused, refused);
     n = completion_->peek(max_batch);
   }
+}
+
+std::uint64_t Queue::nearest_frame(std::uint64_t chunk) const noexcept {
+  if (chunk < first_) return chunk;
+  return first_ + (chunk - first_ + frame_size_ / 2) / frame_size_ * frame_size_;
 }
 
 void Queue::top_up_fill() noexcept {

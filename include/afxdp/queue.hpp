@@ -305,6 +305,8 @@ class Queue {
   // Give frames (chunk addresses) back: to the fill ring while it lacks frames and has room,
   // else to the pool.
   void recycle_chunks(const std::uint64_t* chunks, std::uint32_t n, FramePlace from) noexcept;
+  // The frame start nearest to `chunk` (unaligned mode, where frames may be any size).
+  std::uint64_t nearest_frame(std::uint64_t chunk) const noexcept;
   // Lend pool frames to the fill ring until it holds its share again (or has no room).
   void top_up_fill() noexcept;
   // Completions: this queue's frames are recycled, the other queue's go back to it.

@@ -3,7 +3,9 @@
 
 #include "child.hpp"
 #include "demo.hpp"
+#include "usable_cpus.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -58,8 +60,14 @@ TEST(DemoSystem, OneCoreCellsMeasureTraffic) {
 
 namespace {
 
+// The application's CPU: the second one the test (and so the demo it starts) may use.
+std::string app_cpu() {
+  const std::vector<unsigned> usable = afxdp::tool::usable_cpus();
+  return usable.size() >= 2 ? std::to_string(usable[1]) : "none";
+}
+
 // A stand-in for xdpsock (the real one is not in Debian): checks that the demo pinned it to the
-// application's CPU 1 and gave it the cell's flags and an interface that exists, then prints one
+// application's CPU and gave it the cell's flags and an interface that exists, then prints one
 // block in xdpsock's format, or fails with a message as xdpsock would.
 class FakeXdpsock {
  public:
@@ -70,7 +78,8 @@ class FakeXdpsock {
     ::close(fd);
     std::ofstream script(path_);
     script << "#!/bin/sh\n"
-              "[ \"$(taskset -pc $$ | sed 's/.*: //')\" = 1 ] || { echo \"not on CPU 1\" >&2; exit 2; }\n"
+              "[ \"$(taskset -pc $$ | sed 's/.*: //')\" = " << app_cpu() << " ] || "
+              "{ echo \"not on CPU " << app_cpu() << "\" >&2; exit 2; }\n"
               "[ \"$1 $2 $4 $5 $6 $7 $8\" = \"-r -i -q 0 -N -c -d\" ] || { echo \"flags: $*\" >&2; exit 2; }\n"
               "[ -e \"/sys/class/net/$3\" ] || { echo \"no interface $3\" >&2; exit 2; }\n";
     if (fail) {
@@ -115,6 +124,25 @@ TEST(DemoSystem, ReferenceRunsBesideOurCellAndItsRateIsRead) {
   double mpps = 0;
   ASSERT_TRUE(afxdp::tool::json_number(reference, "mpps", mpps)) << reference;
   EXPECT_DOUBLE_EQ(mpps, 1.234);
+}
+
+// With fewer than two usable CPUs (here: one, through taskset) the demo says
+// so in one line and measures nothing; it once pinned to CPUs 0 and 1 whatever it was given.
+TEST(DemoSystem, FewerThanTwoUsableCpusIsOneLine) {
+  AFXDP_REQUIRE_SYSTEM();
+  if (::access("/usr/bin/taskset", X_OK) != 0) GTEST_SKIP() << "needs taskset (util-linux)";
+  const std::vector<unsigned> usable = afxdp::tool::usable_cpus();
+  ASSERT_FALSE(usable.empty());
+  // The last usable CPU alone: not CPU 0 on a machine that has more, where the old code ran.
+  const std::string only = std::to_string(usable.back());
+  afxdp::tool::Child demo({"demo", "--quick", "--json", "--benchmark", "xdp-drop"}, AFXDP_TOOL_PATH,
+                          {"taskset", "-c", only});
+  EXPECT_NE(demo.wait(60000), 0) << demo.out();
+  EXPECT_EQ(demo.out(), "");
+  const std::string err = demo.err();
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("two CPUs"), std::string::npos) << err;
+  EXPECT_NE(err.find("only CPU " + only), std::string::npos) << err;
 }
 
 // A reference that fails is a cell that failed, with its own last word, and a failed demo.

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 using afxdp::tool::DemoCell;
 using afxdp::tool::DemoOptions;
@@ -84,3 +86,87 @@ TEST(DemoJson, ReadsNumbersByKey) {
   EXPECT_FALSE(afxdp::tool::json_number(R"({"other":1})", "rx_pps", value));
 }
 
+
+// The source and the application take CPUs the process may use, not CPUs 0 and 1: the first,
+// and the next of the other parity (veth spreads two queues' senders by CPU parity).
+TEST(DemoCpus, FromTheUsableCpus) {
+  const auto odd = afxdp::tool::demo_cpus({3, 5, 7});
+  EXPECT_EQ(odd.source, 3U);
+  EXPECT_EQ(odd.app, 5U);
+  const auto mixed = afxdp::tool::demo_cpus({3, 5, 6});
+  EXPECT_EQ(mixed.source, 3U);
+  EXPECT_EQ(mixed.app, 6U);
+  // Queue 0's sender on the even CPU, its thread on the odd one; queue 1 the other way round.
+  EXPECT_EQ(mixed.sender_of_queue(0), 6U);
+  EXPECT_EQ(mixed.thread_of_queue(0), 3U);
+  EXPECT_EQ(mixed.sender_of_queue(1), 3U);
+  EXPECT_EQ(mixed.thread_of_queue(1), 6U);
+  const auto usual = afxdp::tool::demo_cpus({0, 1});
+  EXPECT_EQ(usual.source, 0U);
+  EXPECT_EQ(usual.app, 1U);
+  EXPECT_EQ(usual.sender_of_queue(0), 0U);
+  EXPECT_EQ(usual.thread_of_queue(0), 1U);
+}
+
+TEST(DemoCpus, FewerThanTwoIsOneLineSayingWhich) {
+  for (const std::vector<unsigned>& usable : {std::vector<unsigned>{1}, std::vector<unsigned>{}}) {
+    try {
+      afxdp::tool::demo_cpus(usable);
+      ADD_FAILURE() << "accepted " << usable.size() << " CPU(s)";
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("two CPUs"), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      if (!usable.empty()) {
+        EXPECT_NE(what.find("only CPU 1"), std::string::npos) << what;
+      }
+    }
+  }
+}
+
+namespace {
+
+// `afxdp demo args...` parsed (never run); the error CLI11 gives, or "accepted".
+std::string parse_demo(std::vector<std::string> args) {
+  CLI::App app{"test"};
+  afxdp::tool::add_demo_command(app);
+  args.insert(args.begin(), "demo");
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+  try {
+    app.parse(args);
+    return "accepted";
+  } catch (const CLI::ParseError& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
+
+// -d is finite and at most an hour per cell: inf and 1e10 once overflowed the conversion to
+// nanoseconds (and the cell's millisecond timeout).
+TEST(DemoOptions, DurationIsFiniteAndBounded) {
+  for (const char* value : {"inf", "infinity", "nan", "1e10", "1e300", "3601", "0", "0.09"}) {
+    const std::string what = parse_demo({"-d", value});
+    EXPECT_NE(what.find("--duration"), std::string::npos) << value << ": " << what;
+    EXPECT_NE(what.find(value), std::string::npos) << value << ": " << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+  for (const char* value : {"0.1", "1", "3600"}) EXPECT_EQ(parse_demo({"-d", value}), "accepted") << value;
+}
+
+// The integer options at 0, 1, their largest and one beyond.
+TEST(DemoOptions, BoundaryIntegers) {
+  for (const std::vector<std::string>& good :
+       {std::vector<std::string>{"--cores", "1"}, {"--cores", "2"}, {"--queues", "1"},
+        {"--queues", "2"}, {"--gen-rate", "0"}, {"--gen-rate", "1"},
+        {"--gen-rate", "18446744073709551615"}}) {
+    EXPECT_EQ(parse_demo(good), "accepted") << good[0] << " " << good[1];
+  }
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--cores", "0"}, {"--cores", "3"}, {"--queues", "0"},
+        {"--queues", "3"}, {"--gen-rate", "18446744073709551616"}, {"--gen-rate=-1"}}) {
+    const std::string what = parse_demo(bad);
+    EXPECT_NE(what.find(bad[0].substr(0, bad[0].find('='))), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}

@@ -58,9 +58,9 @@ std::vector<Row> bench_rows(const std::string& s, const std::string& i) {
       {"--batch", {s, "-i", i, "-b", "4096", "-d", "1"}, {"-b", "4096", "larger than a ring"}},
       {"--count", {s, "-i", i, "-C", "-1", "-d", "1"}, {"--count", "-1"}},
       {"--count", {s, "-i", i, "-C", "abc", "-d", "1"}, {"--count", "abc"}},
-      {"--duration", {s, "-i", i, "--duration=-1"}, {"-d", "negative"}},
+      {"--duration", {s, "-i", i, "--duration=-1"}, {"--duration", "-1"}},
       {"--duration", {s, "-i", i, "-d", "abc"}, {"--duration", "abc"}},
-      {"--interval", {s, "-i", i, "-n", "0", "-d", "1"}, {"-n", "more than 0"}},
+      {"--interval", {s, "-i", i, "-n", "0", "-d", "1"}, {"--interval", "0", "0.01 to 86400"}},
       {"--shared-umem", {s, "-i", i, "-M", "-q", "0-1", "-d", "1"}, {"-q", "queue 1 does not exist"}},
       {"--frames", {s, "-i", i, "--frames", "10", "-d", "1"}, {"--frames", "10"}},
       {"--ring-size", {s, "-i", i, "--ring-size", "1000", "-d", "1"},
@@ -77,7 +77,7 @@ std::vector<Row> bench_rows(const std::string& s, const std::string& i) {
   };
   for (const char* name : {"--native", "--copy", "--poll", "--busy-poll", "--no-need-wakeup",
                            "--unaligned", "--extra-stats", "--app-stats", "--quiet",
-                           "--shared-umem", "--json", "--force", "--drop-privileges"}) {
+                           "--shared-umem", "--json", "--force", "--drop-privileges", "--frags"}) {
     rows.push_back(flag(s, i, name));
   }
   return rows;
@@ -106,6 +106,7 @@ std::vector<Row> txpush_rows(const std::string& i) {
       {"--pcap", {s, "-i", i, "-c", "--pcap", "/dev/null", "-d", "1"}, {"/dev/null"}},
       {"--pcap", {s, "-i", i, "--pcap", "/dev/null", "-d", "1"}, {"/dev/null"}},
       {"--loop", {s, "-i", i, "--loop", "2", "-d", "1"}, {"--loop", "--pcap"}},
+      {"--frags", {s, "-i", i, "-F", "-s", "80000", "-d", "1"}, {"-s", "80000", "longest chain"}},
       {"--loop", {s, "-i", i, "--pcap", "/dev/null", "--loop=-1", "-d", "1"}, {"--loop", "-1"}},
   };
 }
@@ -181,6 +182,7 @@ std::vector<Row> dump_rows(const std::string& i) {
       {"--count", {s, "-i", i, "-w", file, "--count=-1"}, {"--count", "-1"}},
       {"--count", {s, "-i", i, "-w", file, "-C", "abc"}, {"--count", "abc"}},
       {"--skb", {s, "-i", i, "-w", file, "--skb=maybe"}, {"--skb", "maybe"}},
+      {"--frags", {s, "-i", i, "-w", file, "--frags=maybe"}, {"--frags", "maybe"}},
       {"", {s, "-i", i, "-w", file, "--bogus"}, {"--bogus"}},
   };
 }
@@ -210,17 +212,163 @@ std::vector<Row> demo_rows() {
   };
 }
 
+// The edges of every numeric option: 0, 1, the largest value it takes and the next one, where
+// they are refused (those accepted are in the unit tests: BenchOptions.
+// BoundaryIntegersAreAcceptedUpToTheirLargest, RxqInfoOptions.TimeOptionsAreFiniteAndBounded,
+// DemoOptions.BoundaryIntegers), and non-finite and huge values for every time option. "-d 1"
+// ends a run that wrongly starts; one that wrongly runs on ("-d 1e10") is killed at 30 s and fails.
+std::vector<Row> bench_boundary_rows(const std::string& s, const std::string& i) {
+  const std::string u32_over = "4294967296", u64_over = "18446744073709551616";
+  std::vector<Row> rows = {
+      {"--queue", {s, "-i", i, "-q", "1", "-d", "1"}, {"-q", "queue 1 does not exist"}},
+      {"--queue", {s, "-i", i, "-q", "4095", "-d", "1"}, {"-q", "queue 4095 does not exist"}},
+      {"--queue", {s, "-i", i, "-q", "4096", "-d", "1"}, {"-q", "4096 is above 4095"}},
+      {"--queue", {s, "-i", i, "-q", "4294967295", "-d", "1"}, {"-q", "4294967295 is above 4095"}},
+      {"--queue", {s, "-i", i, "-q", "0,4294967295", "-d", "1"}, {"-q", "4294967295 is above"}},
+      {"--queue", {s, "-i", i, "-q", "4294967000-4294967295", "-d", "1"}, {"-q", "is above 4095"}},
+      {"--queue", {s, "-i", i, "-q", u32_over, "-d", "1"}, {"-q", u32_over}},
+      {"--queue", {s, "-i", i, "-q", "0-1024", "-d", "1"}, {"-q", "more than 1024 entries"}},
+      {"--queue", {s, "-i", i, "-q", "0-64", "-d", "1"}, {"-q", "at most 64 queues"}},
+      {"--cpu", {s, "-i", i, "--cpu", "8191", "-d", "1"}, {"--cpu", "CPU 8191"}},
+      {"--cpu", {s, "-i", i, "--cpu", "8192", "-d", "1"}, {"--cpu", "8192 is above 8191"}},
+      {"--cpu", {s, "-i", i, "--cpu", "4294967295", "-d", "1"}, {"--cpu", "4294967295 is above"}},
+      {"--cpu", {s, "-i", i, "--cpu", u32_over, "-d", "1"}, {"--cpu", u32_over}},
+      {"--frame-size", {s, "-i", i, "-f", "0", "-d", "1"}, {"-f", "0", "power of two"}},
+      {"--frame-size", {s, "-i", i, "-f", "1", "-d", "1"}, {"-f", "1", "power of two"}},
+      {"--frame-size", {s, "-i", i, "-f", "4097", "-d", "1"}, {"-f", "4097"}},
+      {"--frame-size", {s, "-i", i, "-u", "-f", "65537", "-d", "1"}, {"-f", "65537", "2048 to 65536"}},
+      {"--frame-size", {s, "-i", i, "-f", "4294967295", "-d", "1"}, {"-f", "4294967295"}},
+      {"--frame-size", {s, "-i", i, "-f", u32_over, "-d", "1"}, {"--frame-size", u32_over}},
+      {"--batch", {s, "-i", i, "-b", "2049", "-d", "1"}, {"-b", "2049", "larger than a ring"}},
+      {"--batch", {s, "-i", i, "-b", "4294967295", "-d", "1"}, {"-b", "4294967295"}},
+      {"--batch", {s, "-i", i, "-b", u32_over, "-d", "1"}, {"--batch", u32_over}},
+      {"--count", {s, "-i", i, "-C", u64_over, "-d", "1"}, {"--count", u64_over}},
+      {"--frames", {s, "-i", i, "--frames", "0", "-d", "1"}, {"--frames", "0"}},
+      {"--frames", {s, "-i", i, "--frames", "1", "-d", "1"}, {"--frames", "1"}},
+      {"--frames", {s, "-i", i, "--frames", "4294967295", "-d", "1"}, {"--frames", "4 GiB"}},
+      {"--frames", {s, "-i", i, "--frames", u32_over, "-d", "1"}, {"--frames", u32_over}},
+      {"--frames", {s, "-i", i, "-M", "-q", "0-15", "--frames", "131072", "-d", "1"}, {"4 GiB"}},
+      {"--frames", {s, "-i", i, "-q", "0-15", "--frames", "131072", "-d", "1"}, {"4 GiB"}},
+      {"--ring-size", {s, "-i", i, "--ring-size", "0", "-d", "1"}, {"--ring-size", "0"}},
+      {"--ring-size", {s, "-i", i, "--ring-size", "1", "-d", "1"}, {"--ring-size", "1"}},
+      {"--ring-size", {s, "-i", i, "--ring-size", "131072", "-d", "1"}, {"--ring-size", "65536"}},
+      {"--ring-size", {s, "-i", i, "--ring-size", u32_over, "-d", "1"}, {"--ring-size", u32_over}},
+  };
+  for (const char* value : {"inf", "infinity", "nan", "1e10", "1e300", "31536001"}) {
+    rows.push_back({"--duration", {s, "-i", i, "-d", value}, {"--duration", value}});
+  }
+  for (const char* value : {"inf", "nan", "1e-10", "0.009", "1e10", "86401"}) {
+    rows.push_back({"--interval", {s, "-i", i, "-n", value, "-d", "1"}, {"--interval", value}});
+  }
+  return rows;
+}
+
+std::vector<Row> txpush_boundary_rows(const std::string& i) {
+  const std::string s = "txpush", u32_over = "4294967296", u64_over = "18446744073709551616";
+  std::vector<Row> rows = {
+      {"--size", {s, "-i", i, "-s", "0", "-d", "1"}, {"-s", "0", "smaller than the headers"}},
+      {"--size", {s, "-i", i, "-s", "1", "-d", "1"}, {"-s", "1", "smaller than the headers"}},
+      {"--size", {s, "-i", i, "-s", "4097", "-d", "1"}, {"-s", "4097", "larger than a frame"}},
+      {"--size", {s, "-i", i, "-s", u32_over, "-d", "1"}, {"--size", u32_over}},
+      {"--vlan-id", {s, "-i", i, "-V", "-J", u32_over, "-d", "1"}, {"--vlan-id", u32_over}},
+      {"--vlan-priority", {s, "-i", i, "-V", "-K", u32_over, "-d", "1"}, {"--vlan-priority", u32_over}},
+      {"--src-port", {s, "-i", i, "--src-port", "65536", "-d", "1"}, {"--src-port", "65535"}},
+      {"--dst-port", {s, "-i", i, "--dst-port", "65536", "-d", "1"}, {"--dst-port", "65535"}},
+      {"--dst-port", {s, "-i", i, "--dst-port", u32_over, "-d", "1"}, {"--dst-port", u32_over}},
+      {"--loop", {s, "-i", i, "--pcap", "/dev/null", "--loop", u64_over, "-d", "1"}, {"--loop", u64_over}},
+  };
+  for (const char* value : {"inf", "nan"}) {
+    rows.push_back({"--rate", {s, "-i", i, "--rate", value, "-d", "1"}, {"--rate", value}});
+  }
+  for (const char* value : {"1e10", "1e300"}) {  // finite: the range refuses them
+    rows.push_back({"--rate", {s, "-i", i, "--rate", value, "-d", "1"}, {"--rate", "1e9"}});
+  }
+  return rows;
+}
+
+// gen's own ranges are gen's (gen.cpp); its time option takes no infinity or NaN (number_checks).
+std::vector<Row> gen_boundary_rows(const std::string& i) {
+  const std::string s = "gen", u32_over = "4294967296", u64_over = "18446744073709551616";
+  return {
+      {"--size", {s, "-i", i, "-s", "0", "-d", "1"}, {"--size", "0"}},
+      {"--size", {s, "-i", i, "-s", "1", "-d", "1"}, {"--size", "1"}},
+      {"--size", {s, "-i", i, "-s", "3521", "-d", "1"}, {"--size", "3521"}},
+      {"--size", {s, "-i", i, "-s", u32_over, "-d", "1"}, {"--size", u32_over}},
+      {"--count", {s, "-i", i, "-C", u64_over, "-d", "1"}, {"--count", u64_over}},
+      {"--rate", {s, "-i", i, "--rate", u64_over, "-d", "1"}, {"--rate", u64_over}},
+      {"--src-port", {s, "-i", i, "--src-port", "65536", "-d", "1"}, {"--src-port", "65536"}},
+      {"--dst-port", {s, "-i", i, "--dst-port", u32_over, "-d", "1"}, {"--dst-port", u32_over}},
+      {"--cpu", {s, "-i", i, "--cpu", "2147483647", "-d", "1"}, {"cpu", "2147483647", "not available"}},
+      {"--cpu", {s, "-i", i, "--cpu", "2147483648", "-d", "1"}, {"--cpu", "2147483648"}},
+      {"--cpu", {s, "-i", i, "--cpu", "inf", "-d", "1"}, {"--cpu", "inf"}},
+      {"--batch-size", {s, "-i", i, "--batch-size", "257", "-d", "1"}, {"--batch-size", "257"}},
+      {"--batch-size", {s, "-i", i, "--batch-size", u32_over, "-d", "1"}, {"--batch-size", u32_over}},
+      {"--duration", {s, "-i", i, "-d", "inf"}, {"--duration", "inf"}},
+      {"--duration", {s, "-i", i, "-d", "infinity"}, {"--duration", "infinity"}},
+      {"--duration", {s, "-i", i, "-d", "nan"}, {"--duration", "nan"}},
+  };
+}
+
+std::vector<Row> rxq_info_boundary_rows(const std::string& i) {
+  const std::string s = "rxq-info";
+  std::vector<Row> rows;
+  for (const char* value : {"inf", "nan", "1e-10", "0.009", "1e10", "1e300", "86401"}) {
+    rows.push_back({"--interval", {s, "-i", i, "-s", value, "-d", "1"}, {"--interval", value}});
+  }
+  for (const char* value : {"inf", "infinity", "nan", "1e10", "1e300", "31536001"}) {
+    rows.push_back({"--duration", {s, "-i", i, "-d", value}, {"--duration", value}});
+  }
+  return rows;
+}
+
+std::vector<Row> dump_boundary_rows(const std::string& i) {
+  const std::string s = "dump", file = "/nonexistent-dir/x.pcap";
+  return {
+      {"--queue", {s, "-i", i, "-q", "1", "-w", file}, {"queue 1", i}},
+      {"--queue", {s, "-i", i, "-q", "4294967295", "-w", file}, {"queue 4294967295", i}},
+      {"--queue", {s, "-i", i, "-q", "4294967296", "-w", file}, {"--queue", "4294967296"}},
+      {"--count", {s, "-i", i, "-w", file, "-C", "18446744073709551616"},
+       {"--count", "18446744073709551616"}},
+  };
+}
+
+// A demo that wrongly accepts runs its whole matrix: these are all refused while parsing.
+std::vector<Row> demo_boundary_rows() {
+  const std::string s = "demo";
+  std::vector<Row> rows = {
+      {"--cores", {s, "--cores", "0"}, {"--cores", "0"}},
+      {"--queues", {s, "--queues", "0"}, {"--queues", "0"}},
+      {"--queues", {s, "--queues", "4294967296"}, {"--queues", "4294967296"}},
+      {"--gen-rate", {s, "--gen-rate", "18446744073709551616"}, {"--gen-rate", "18446744073709551616"}},
+  };
+  for (const char* value : {"inf", "infinity", "nan", "1e10", "1e300", "3601", "0.09"}) {
+    rows.push_back({"--duration", {s, "-d", value}, {"--duration", value}});
+  }
+  return rows;
+}
+
 // The whole table for the veth pair a <-> b: txpush sends on a, the others work on b.
 std::map<std::string, std::vector<Row>> table(const std::string& a, const std::string& b) {
   std::map<std::string, std::vector<Row>> rows;
-  rows["rxdrop"] = bench_rows("rxdrop", b);
-  rows["l2fwd"] = bench_rows("l2fwd", b);
-  rows["txpush"] = bench_rows("txpush", a);
-  for (Row& row : txpush_rows(a)) rows["txpush"].push_back(std::move(row));
-  rows["gen"] = gen_rows(a);
-  rows["rxq-info"] = rxq_info_rows(b, a);
-  rows["dump"] = dump_rows(b);
-  rows["demo"] = demo_rows();
+  const auto add = [&rows](const std::string& sub, std::vector<Row> more) {
+    for (Row& row : more) rows[sub].push_back(std::move(row));
+  };
+  add("rxdrop", bench_rows("rxdrop", b));
+  add("rxdrop", bench_boundary_rows("rxdrop", b));
+  add("l2fwd", bench_rows("l2fwd", b));
+  add("l2fwd", bench_boundary_rows("l2fwd", b));
+  add("txpush", bench_rows("txpush", a));
+  add("txpush", bench_boundary_rows("txpush", a));
+  add("txpush", txpush_rows(a));
+  add("txpush", txpush_boundary_rows(a));
+  add("gen", gen_rows(a));
+  add("gen", gen_boundary_rows(a));
+  add("rxq-info", rxq_info_rows(b, a));
+  add("rxq-info", rxq_info_boundary_rows(b));
+  add("dump", dump_rows(b));
+  add("dump", dump_boundary_rows(b));
+  add("demo", demo_rows());
+  add("demo", demo_boundary_rows());
   rows[""] = {{"", {}, {"subcommand"}}, {"", {"nosuchcommand"}, {"nosuchcommand"}}};  // afxdp's own
   return rows;
 }

@@ -103,4 +103,20 @@ TEST(ReliabilityLink, RxdropResumesAfterDownAndUp) {
   EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth.b())), 0U);
 }
 
+// Issue 17 item 16: the check compared the interface's name with the index it bound to, so a
+// rename (the index stays) was taken for a deletion and ended the run with exit 1.
+TEST(ReliabilityLink, ARenamedInterfaceIsNotTakenForDeleted) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  Child tool = start_tool({"rxdrop", "-i", veth.b(), "-c", "--json", "-n", "0.05"});
+  wait_until_running(tool);
+  const std::string renamed = veth.b() + "r";
+  afxdp::lab::run({"ip", "link", "set", veth.b(), "name", renamed});
+  EXPECT_FALSE(tool.exited(500)) << tool.err();
+  tool.signal(SIGTERM);
+  EXPECT_EQ(tool.wait(10000), 0) << tool.err();
+  afxdp::lab::run({"ip", "link", "set", renamed, "name", veth.b()});  // for VethPair's delete
+  EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth.b())), 0U);
+}
+
 }  // namespace

@@ -35,13 +35,15 @@ struct Parsed {
   }
 };
 
-TEST(RxqInfoOptions, DefaultsAreDropNoTouchNative) {
+// PASS, as the kernel's xdp_rxq_info sample: `rxq-info -i eth0` must not cut the host off, so
+// DROP is asked for.
+TEST(RxqInfoOptions, DefaultsArePassNoTouchNative) {
   Parsed p;
   p.parse({"rxq-info", "-i", "veth0"});
   EXPECT_EQ(p.options.interface, "veth0");
   EXPECT_FALSE(p.options.skb_mode);
   const auto plan = plan_rxq_info(p.options);
-  EXPECT_EQ(plan.action, XdpAction::drop);
+  EXPECT_EQ(plan.action, XdpAction::pass);
   EXPECT_EQ(plan.touch, Touch::none);
   EXPECT_DOUBLE_EQ(p.options.interval, 2.0);
 }
@@ -65,7 +67,7 @@ TEST(RxqInfoOptions, TxAlwaysSwapsMacs) {
   EXPECT_EQ(plan_rxq_info(p.options).touch, Touch::swapmac);
   Parsed q;
   q.parse({"rxq-info", "-i", "v", "--swapmac"});
-  EXPECT_EQ(plan_rxq_info(q.options).action, XdpAction::drop);
+  EXPECT_EQ(plan_rxq_info(q.options).action, XdpAction::pass);
   EXPECT_EQ(plan_rxq_info(q.options).touch, Touch::swapmac);
 }
 
@@ -91,6 +93,36 @@ TEST(RxqInfoOptions, RefusesBadCombinations) {
   for (const auto& args : parse_errors) {
     Parsed p;
     EXPECT_THROW(p.parse(args), CLI::ParseError) << args.back();
+  }
+}
+
+// Both time options take finite seconds in the range --help states: -s inf once printed nothing
+// and overflowed the conversion to nanoseconds, -s 1e-10 reported in a tight loop.
+TEST(RxqInfoOptions, TimeOptionsAreFiniteAndBounded) {
+  for (const char* option : {"-s", "-d"}) {
+    for (const char* value : {"inf", "infinity", "nan", "1e10", "1e300", "31536001"}) {
+      Parsed p;
+      try {
+        p.parse({"rxq-info", "-i", "v", option, value});
+        ADD_FAILURE() << "accepted: " << option << " " << value;
+      } catch (const CLI::ParseError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(value), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      }
+    }
+  }
+  for (const char* value : {"1e-10", "0.009", "86401"}) {
+    Parsed p;
+    EXPECT_THROW(p.parse({"rxq-info", "-i", "v", "-s", value}), CLI::ParseError) << value;
+  }
+  for (const std::vector<std::string>& good :
+       {std::vector<std::string>{"-s", "0.01"}, {"-s", "86400"}, {"-d", "0"}, {"-d", "1e-9"},
+        {"-d", "31536000"}}) {
+    Parsed p;
+    std::vector<std::string> args{"rxq-info", "-i", "v"};
+    args.insert(args.end(), good.begin(), good.end());
+    EXPECT_NO_THROW(p.parse(args)) << good[0] << " " << good[1];
   }
 }
 

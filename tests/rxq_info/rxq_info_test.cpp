@@ -274,7 +274,7 @@ TEST(RxqInfo, TextOutputHasTheOriginalShape) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  auto tool = start_tool({"rxq-info", "-i", veth.b(), "-s", "0.2"});
+  auto tool = start_tool({"rxq-info", "-i", veth.b(), "-s", "0.2", "-a", "DROP"});
   ASSERT_TRUE(afxdp::test::wait_attached(veth.b())) << tool.err();
   afxdp::lab::PacketSocket sender(veth.a());
   send_frames(sender, 500, afxdp::lab::mac_address(veth.b()), afxdp::lab::mac_address(veth.a()));
@@ -292,6 +292,38 @@ TEST(RxqInfo, TextOutputHasTheOriginalShape) {
   EXPECT_NE(out.find("RXQ stats       RXQ:CPU pps         issue-pps"), std::string::npos);
   EXPECT_TRUE(std::regex_search(out, std::regex("rx_queue_index    0:sum [0-9,]+ ")) ) << out;
   EXPECT_NE(out.find("processed 500 issue 0"), std::string::npos) << out;
+}
+
+// Without -a the verdict is PASS (the kernel's sample's default): frames still reach the stack,
+// so `rxq-info -i eth0` does not cut a host off.
+TEST(RxqInfo, DefaultsToPassAndSaysSo) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  auto tool = start_tool({"rxq-info", "-i", veth.b(), "-s", "0.2"});
+  ASSERT_TRUE(afxdp::test::wait_attached(veth.b())) << tool.err();
+  // A packet socket on b sees what the program passed up, and nothing it dropped.
+  afxdp::lab::PacketSocket receiver(veth.b());
+  Capture capture(receiver, 200);
+  afxdp::lab::PacketSocket sender(veth.a());
+  send_frames(sender, 200, afxdp::lab::mac_address(veth.b()), afxdp::lab::mac_address(veth.a()));
+  capture.finish();
+  tool.terminate();
+  ASSERT_EQ(tool.wait(30000), 0) << tool.err();
+  EXPECT_EQ(capture.received(), 200U);
+  EXPECT_NE(tool.out().find("action:XDP_PASS"), std::string::npos) << tool.out();
+}
+
+// Interface names may hold quotes and backslashes (the kernel refuses only '/', ':' and
+// whitespace): --json escapes them, so every line still parses and names the interface.
+TEST(RxqInfo, JsonEscapesTheInterfaceName) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth("q\"\\");  // q"\a and q"\b
+  auto tool = start_tool({"rxq-info", "-i", veth.b(), "--json", "-s", "0.1", "-d", "0.5"});
+  ASSERT_EQ(tool.wait(30000), 0) << tool.err();
+  std::string why;
+  EXPECT_TRUE(afxdp::test::every_line_is_json(tool.out(), why)) << why << tool.out();
+  EXPECT_NE(tool.out().find(R"("interface":"q\"\\b")"), std::string::npos) << tool.out();
 }
 
 TEST(RxqInfo, BadInputIsOneLineAndAFailure) {

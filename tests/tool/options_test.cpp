@@ -124,6 +124,25 @@ TEST(BenchOptions, BadInputIsRefusedNamingTheRule) {
       {Benchmark::l2fwd, {"-i", "x", "-z", "-S"}, "--zero-copy"},
       {Benchmark::l2fwd, {"-i", "x", "-n", "0"}, "interval"},
       {Benchmark::l2fwd, {"-i", "x", "-d", "-1"}, "duration"},
+      {Benchmark::rxdrop, {"-i", "x", "-q", "4294967295"}, "4294967295 is above 4095"},
+      {Benchmark::rxdrop, {"-i", "x", "--cpu", "4294967295"}, "4294967295 is above 8191"},
+      {Benchmark::rxdrop, {"-i", "x", "-q", "0,4294967295"}, "4294967295 is above 4095"},
+      {Benchmark::rxdrop, {"-i", "x", "-q", "4096"}, "4096 is above 4095"},
+      {Benchmark::rxdrop, {"-i", "x", "--cpu", "8192"}, "8192 is above 8191"},
+      {Benchmark::rxdrop, {"-i", "x", "-q", "0-64"}, "at most 64 queues"},
+      {Benchmark::rxdrop, {"-i", "x", "-C", "18446744073709551616"}, "18446744073709551616"},
+      {Benchmark::txpush, {"-i", "x", "--pcap", "-", "--loop", "18446744073709551616"},
+       "18446744073709551616"},
+      {Benchmark::rxdrop, {"-i", "x", "-b", "4294967296"}, "4294967296"},
+      {Benchmark::rxdrop, {"-i", "x", "--frames", "4294967295"}, "4 GiB"},
+      {Benchmark::rxdrop, {"-i", "x", "--ring-size", "131072"}, "65536"},
+      {Benchmark::rxdrop, {"-i", "x", "--ring-size", "0"}, "power of two"},
+      {Benchmark::rxdrop, {"-i", "x", "-f", "0"}, "power of two"},
+      {Benchmark::rxdrop, {"-i", "x", "-u", "-f", "65537"}, "2048 to 65536"},
+      {Benchmark::txpush, {"-i", "x", "-s", "0"}, "smaller than the headers"},
+      {Benchmark::txpush, {"-i", "x", "-s", "4294967295"}, "larger than a frame"},
+      {Benchmark::txpush, {"-i", "x", "--dst-port", "65536"}, "--dst-port"},
+      {Benchmark::txpush, {"-i", "x", "-K", "4294967295"}, "VLAN priority"},
   };
   for (const BadCase& c : cases) {
     std::string joined;
@@ -142,12 +161,110 @@ TEST(BenchOptions, BadInputIsRefusedNamingTheRule) {
 
 TEST(NumberList, RangesAndLists) {
   using afxdp::tool::parse_number_list;
-  EXPECT_EQ(parse_number_list("3", "q"), std::vector<std::uint32_t>{3});
-  EXPECT_EQ(parse_number_list("0-3", "q"), (std::vector<std::uint32_t>{0, 1, 2, 3}));
-  EXPECT_EQ(parse_number_list("4,0-1", "q"), (std::vector<std::uint32_t>{4, 0, 1}));
-  EXPECT_THROW(parse_number_list("", "q"), std::invalid_argument);
-  EXPECT_THROW(parse_number_list("1-2-3", "q"), std::invalid_argument);
-  EXPECT_THROW(parse_number_list("0-100000", "q"), std::invalid_argument);
+  EXPECT_EQ(parse_number_list("3", "q", 4294967295U), std::vector<std::uint32_t>{3});
+  EXPECT_EQ(parse_number_list("0-3", "q", 4294967295U), (std::vector<std::uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(parse_number_list("4,0-1", "q", 4294967295U), (std::vector<std::uint32_t>{4, 0, 1}));
+  EXPECT_THROW(parse_number_list("", "q", 4294967295U), std::invalid_argument);
+  EXPECT_THROW(parse_number_list("1-2-3", "q", 4294967295U), std::invalid_argument);
+  EXPECT_THROW(parse_number_list("0-100000", "q", 4294967295U), std::invalid_argument);
+}
+
+// The last value of a range is its type's largest: the loop must still end (it once wrapped to 0
+// and ran forever, before any privilege check), and the value itself is refused by its bound.
+TEST(NumberList, EndsAtTheLargestValueAndRefusesItNamingTheBound) {
+  using afxdp::tool::parse_number_list;
+  const auto message = [](const std::string& text, std::uint32_t max) {
+    try {
+      parse_number_list(text, "q", max);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(parse_number_list("4294967294-4294967295", "q", 4294967295U),
+            (std::vector<std::uint32_t>{4294967294U, 4294967295U}));
+  EXPECT_EQ(parse_number_list("4294967295", "q", 4294967295U),
+            std::vector<std::uint32_t>{4294967295U});
+  EXPECT_EQ(message("4294967295", 4095), "q: 4294967295 is above 4095");
+  EXPECT_EQ(message("0,4294967295", 4095), "q: 4294967295 is above 4095");
+  EXPECT_EQ(message("4294967000-4294967295", 4095), "q: 4294967000 is above 4095");
+  EXPECT_EQ(message("4294967296", 4095), "q: 4294967296 is above 4095");
+  EXPECT_EQ(message("4095", 4095), "accepted");
+  EXPECT_EQ(message("4096", 4095), "q: 4096 is above 4095");
+  // At most 1024 entries in all, however they are written.
+  std::string many;
+  for (int n = 0; n < 1025; ++n) many += (n ? "," : "") + std::to_string(n);
+  EXPECT_EQ(message(many, 4095), "q: more than 1024 entries");
+  EXPECT_EQ(message("0-1023", 4095), "accepted");
+  EXPECT_EQ(message("0-511,512-1023,1024", 4095), "q: more than 1024 entries");
+}
+
+// Each option at the edges of its range, through the command line: 0, 1, the largest value it
+// takes and the next one. In range is accepted here; out of range is one line (bad_input tests).
+TEST(BenchOptions, BoundaryIntegersAreAcceptedUpToTheirLargest) {
+  const auto accepts = [](Benchmark b, std::vector<std::string> args) {
+    args.insert(args.begin(), {"-i", "x"});
+    try {
+      parse(b, args);
+      return std::string("accepted");
+    } catch (const CLI::ParseError& e) {
+      return std::string(e.what());
+    }
+  };
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"-q", "0"}, {"-q", "1"}, {"-q", "4095"}, {"-q", "0-63"}, {"--cpu", "0"},
+           {"--cpu", "1"}, {"--cpu", "8191"}, {"-b", "1"}, {"-b", "2048"},
+           {"--ring-size", "64", "-b", "64"}, {"--ring-size", "65536"}, {"-C", "0"}, {"-C", "1"},
+           {"-C", "18446744073709551615"}, {"--frames", "64"}, {"-b", "1", "--frames", "1"},
+           {"--frames", "1048576"}, {"-f", "2048"}, {"-u", "-f", "65536", "--frames", "65536"},
+           {"-d", "0"}, {"-d", "31536000"}, {"-d", "1e-9"}, {"-n", "0.01"}, {"-n", "86400"}}) {
+    EXPECT_EQ(accepts(Benchmark::rxdrop, args), "accepted") << args[0] << " " << args[1];
+  }
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"-s", "42"}, {"-s", "4096"}, {"-J", "0"}, {"-J", "4095"}, {"-K", "0"}, {"-K", "7"},
+           {"--src-port", "0"}, {"--src-port", "65535"}, {"--dst-port", "1"},
+           {"--dst-port", "65535"}, {"--rate", "0"}, {"--rate", "1"}, {"--rate", "1e9"},
+           {"--pcap", "-", "--loop", "0"}, {"--pcap", "-", "--loop", "18446744073709551615"}}) {
+    EXPECT_EQ(accepts(Benchmark::txpush, args), "accepted") << args[0] << " " << args[1];
+  }
+}
+
+// Time options take finite seconds within the range --help states: "inf" once ended a run at
+// once, 1e10 overflowed the conversion to nanoseconds, and -n 1e-10 printed in a tight loop.
+TEST(BenchOptions, TimeOptionsRefuseNonFiniteHugeAndTinyValues) {
+  for (const char* option : {"-d", "-n"}) {
+    for (const char* value : {"inf", "infinity", "nan", "1e10", "1e300", "31536001"}) {
+      try {
+        parse(Benchmark::rxdrop, {"-i", "x", option, value});
+        ADD_FAILURE() << "accepted: " << option << " " << value;
+      } catch (const CLI::ParseError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(value), std::string::npos) << option << " " << value << ": " << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+      }
+    }
+  }
+  for (const char* value : {"1e-10", "0.009", "86401", "0"}) {
+    EXPECT_THROW(parse(Benchmark::rxdrop, {"-i", "x", "-n", value}), CLI::ParseError) << value;
+  }
+  for (const char* value : {"inf", "nan", "1e10", "1e300"}) {
+    EXPECT_THROW(parse(Benchmark::txpush, {"-i", "x", "--rate", value}), CLI::ParseError) << value;
+  }
+}
+
+// -q 0-15 --frames N used to bound one UMEM only; the memory of all queues together is bounded.
+TEST(BenchOptions, UmemMemoryIsBoundedOverAllQueues) {
+  EXPECT_NO_THROW(parse(Benchmark::rxdrop, {"-i", "x", "-q", "0-15", "--frames", "65536"}));
+  for (const bool shared : {false, true}) {
+    std::vector<std::string> args{"-i", "x", "-q", "0-15", "--frames", "131072"};
+    if (shared) args.push_back("-M");
+    try {
+      parse(Benchmark::rxdrop, args);
+      ADD_FAILURE() << "accepted 16 queues of 512 MiB, shared " << shared;
+    } catch (const CLI::ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find("4 GiB"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

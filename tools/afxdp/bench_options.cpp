@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -22,12 +23,15 @@ bool is_power_of_two(std::uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
 // -F: the most descriptors a packet may take (MAX_SKB_FRAGS + 1, afxdp::max_fragments).
 constexpr std::uint32_t max_chain_frames = 18;
 
-std::uint32_t parse_number(std::string_view text, const char* what) {
-  std::uint32_t value = 0;
+std::uint32_t parse_number(std::string_view text, const char* what, std::uint32_t max) {
+  std::uint64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  require(error == std::errc{} && end == text.data() + text.size() && !text.empty(),
+  const bool digits = end == text.data() + text.size() && !text.empty();
+  require(digits && error != std::errc::invalid_argument,
           std::string(what) + ": '" + std::string(text) + "' is not a number");
-  return value;
+  require(error == std::errc{} && value <= max,
+          std::string(what) + ": " + std::string(text) + " is above " + std::to_string(max));
+  return static_cast<std::uint32_t>(value);
 }
 
 // --pcap's file must open before anything is set up: a run that cannot read it would otherwise
@@ -39,6 +43,14 @@ CLI::Validator readable_file() {
         return "cannot open " + path + ": " + std::strerror(errno);
       },
       "", "READABLE_FILE");
+}
+
+// The command line's validators check the same: this is for options filled in by other means.
+void require_seconds(double value, const char* what, Seconds bounds) {
+  const std::string text = format_number(value);
+  const std::string why = std::isfinite(value) ? seconds_rule(text, value, bounds)
+                                               : "'" + text + "' is not a finite number";
+  require(why.empty(), std::string(what) + ": " + why);
 }
 
 // Frame bytes the headers take: Ethernet (+ 802.1Q), IPv4, UDP.
@@ -59,7 +71,8 @@ std::optional<Benchmark> benchmark_named(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<std::uint32_t> parse_number_list(const std::string& text, const char* what) {
+std::vector<std::uint32_t> parse_number_list(const std::string& text, const char* what,
+                                             std::uint32_t max, std::size_t max_entries) {
   std::vector<std::uint32_t> numbers;
   std::string_view rest = text;
   require(!rest.empty(), std::string(what) + ": empty list");
@@ -70,15 +83,17 @@ std::vector<std::uint32_t> parse_number_list(const std::string& text, const char
     require(!item.empty() && !(comma != std::string_view::npos && rest.empty()),
             std::string(what) + ": '" + text + "' has an empty item");
     const std::size_t dash = item.find('-');
-    const std::uint32_t first = parse_number(item.substr(0, dash), what);
+    const std::uint32_t first = parse_number(item.substr(0, dash), what, max);
     const std::uint32_t last =
-        dash == std::string_view::npos ? first : parse_number(item.substr(dash + 1), what);
+        dash == std::string_view::npos ? first : parse_number(item.substr(dash + 1), what, max);
     require(first <= last, std::string(what) + ": range '" + std::string(item) + "' runs backwards");
-    require(last - first < 1024, std::string(what) + ": range '" + std::string(item) + "' is too long");
-    for (std::uint32_t n = first; n <= last; ++n) {
+    // Counted in 64 bits: a range ending at the type's largest value must still end.
+    for (std::uint64_t n = first; n <= last; ++n) {
+      require(numbers.size() < max_entries,
+              std::string(what) + ": more than " + std::to_string(max_entries) + " entries");
       require(std::find(numbers.begin(), numbers.end(), n) == numbers.end(),
               std::string(what) + ": " + std::to_string(n) + " appears twice in '" + text + "'");
-      numbers.push_back(n);
+      numbers.push_back(static_cast<std::uint32_t>(n));
     }
   }
   return numbers;
@@ -108,7 +123,8 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
   o.benchmark = benchmark;
   app.add_option("-i,--interface", o.interface, "interface to run on")->required();
   app.add_option("-q,--queue", o.queue_text,
-                 "rx queue(s): 3, a list 0,1 or a range 0-3; one socket and thread each")
+                 "rx queue(s): 3, a list 0,1 or a range 0-3; one socket and thread each (at most "
+                 "64 queues, numbered 0 to 4095)")
       ->capture_default_str();
   auto* native = app.add_flag("-N,--native", o.native, "native (driver) XDP mode (the default)");
   auto* skb = app.add_flag("-S,--skb", o.skb, "skb (generic) XDP mode");
@@ -129,19 +145,23 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
       ->capture_default_str()
       ->check(not_negative_integer());
   app.add_option("-d,--duration", o.duration, "stop after this many seconds (0: run until Ctrl-C)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(seconds_within(run_duration));
   app.add_option("-n,--interval", o.interval, "statistics interval in seconds")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(seconds_within(report_interval));
   app.add_flag("-x,--extra-stats", o.extra_stats, "add the kernel's XDP_STATISTICS rows");
   app.add_flag("-a,--app-stats", o.app_stats, "add syscalls and empty polls per second");
   app.add_flag("-Q,--quiet", o.quiet, "no per-interval statistics, only the summary");
   app.add_flag("-M,--shared-umem", o.shared_umem,
                "all queues on one UMEM (default: one UMEM per queue)");
-  app.add_option("--frames", o.frames, "UMEM frames per queue")->capture_default_str();
+  app.add_option("--frames", o.frames,
+                 "UMEM frames per queue (frames x frame size x queues: at most 4 GiB)")
+      ->capture_default_str();
   app.add_option("--ring-size", o.ring_size, "entries in every ring (a power of two)")
       ->capture_default_str();
   app.add_option("--cpu", o.cpu_text,
-                 "CPUs to pin the queue threads to, in queue order (default: thread i on CPU i)");
+                 "CPUs to pin the queue threads to, in queue order, 0 to 8191 (default: thread i on CPU i)");
   app.add_flag("--json", o.json, "one JSON object per socket and interval, then a summary");
   app.add_flag("--force", o.force, "replace an XDP program already attached to the interface");
   app.add_flag("--drop-privileges", o.drop_privileges,
@@ -167,8 +187,10 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
   app.add_option("--dst-ip", o.dst_ip_text, "IPv4 destination address")->capture_default_str();
   app.add_option("--src-port", o.src_port, "UDP source port")->capture_default_str();
   app.add_option("--dst-port", o.dst_port, "UDP destination port")->capture_default_str();
-  app.add_option("--rate", o.rate, "packets per second over all queues (0: as fast as possible)")
-      ->capture_default_str();
+  app.add_option("--rate", o.rate,
+                 "packets per second over all queues, 0 to 1e9 (0: as fast as possible)")
+      ->capture_default_str()
+      ->check(non_negative_number());
   CLI::Option* pcap = app.add_option(
       "--pcap", o.pcap_file, "send the frames of this pcap file, in order, on each queue")
       ->check(readable_file());
@@ -179,9 +201,10 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
 }
 
 void finish_bench_options(BenchOptions& o) {
-  o.queues = parse_number_list(o.queue_text, "queue (-q)");
+  o.queues = parse_number_list(o.queue_text, "queue (-q)", max_queue);
   require(o.queues.size() <= 64, "queue (-q): at most 64 queues");
-  o.cpus = o.cpu_text.empty() ? std::vector<std::uint32_t>{} : parse_number_list(o.cpu_text, "--cpu");
+  o.cpus = o.cpu_text.empty() ? std::vector<std::uint32_t>{}
+                              : parse_number_list(o.cpu_text, "--cpu", max_cpu);
 
   require(o.native + o.skb <= 1, "-N and -S: choose one XDP mode");
   require(o.zero_copy + o.copy <= 1, "-z and -c: choose one of zero-copy and copy");
@@ -204,12 +227,13 @@ void finish_bench_options(BenchOptions& o) {
   require(o.frames >= o.batch, "frames (--frames): " + std::to_string(o.frames) +
                                    " must be at least the batch size (" + std::to_string(o.batch) +
                                    ")");
-  require(std::uint64_t{o.frames} * o.frame_size * (o.shared_umem ? o.queues.size() : 1) <=
-              (std::uint64_t{1} << 32),
-          "frames (--frames) * frame size (-f): a UMEM of at most 4 GiB");
-  require(o.interval > 0, "interval (-n): must be more than 0 seconds");
-  require(o.duration >= 0, "duration (-d): must not be negative");
-  require(o.rate >= 0, "rate (--rate): must not be negative");
+  // One UMEM per queue or one shared: either way the queues' frames are all in memory at once.
+  require(std::uint64_t{o.frames} * o.frame_size * o.queues.size() <= (std::uint64_t{1} << 32),
+          "frames (--frames) * frame size (-f) * queues (-q): at most 4 GiB of UMEM in all");
+  require_seconds(o.interval, "interval (-n)", report_interval);
+  require_seconds(o.duration, "duration (-d)", run_duration);
+  require(std::isfinite(o.rate) && o.rate >= 0 && o.rate <= 1e9,
+          "rate (--rate): must be 0 to 1e9 packets per second");
 
   if (o.benchmark != Benchmark::txpush) return;
   const std::uint32_t headers = header_bytes(o.vlan);

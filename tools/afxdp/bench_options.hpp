@@ -87,8 +87,15 @@ void add_bench_options(CLI::App& app, BenchOptions& options, Benchmark benchmark
 // naming the option and the rule.
 void finish_bench_options(BenchOptions& options);
 
-// "0", "0,2", "0-3", "0-1,4": ascending or not, no duplicates. Throws std::invalid_argument.
-std::vector<std::uint32_t> parse_number_list(const std::string& text, const char* what);
+// The largest queue number and CPU number the lists take: rtnetlink makes devices of at most
+// 4096 queues, and no architecture builds a kernel for more than 8192 CPUs.
+inline constexpr std::uint32_t max_queue = 4095;
+inline constexpr std::uint32_t max_cpu = 8191;
+
+// "0", "0,2", "0-3", "0-1,4": ascending or not, no duplicates, each at most `max`, at most
+// `max_entries` in all. Throws std::invalid_argument.
+std::vector<std::uint32_t> parse_number_list(const std::string& text, const char* what,
+                                             std::uint32_t max, std::size_t max_entries = 1024);
 // "aa:bb:cc:dd:ee:ff". Throws std::invalid_argument.
 Mac parse_mac(const std::string& text, const char* what);
 // Dotted quad, host byte order. Throws std::invalid_argument.

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <net/if.h>
 #include <stdexcept>
 #include <system_error>
 
@@ -18,11 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The interface we run on is gone (deleted, or its namespace went away) when its name no longer
-// leads to the index we bound to. One cheap ioctl, asked by the statistics thread only.
-bool interface_gone(const std::string& name, unsigned ifindex) {
-  return ::if_nametoindex(name.c_str()) != ifindex;
-}
 
 // The checks that need the kernel but change nothing, in the tool's words: before any set-up.
 void check_system(const BenchOptions& o) {
@@ -151,7 +145,7 @@ int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
   bool lost_interface = false;
   const auto tick = [&] {
     if (signals.requested()) return false;
-    if (interface_gone(o.interface, ifindex)) {
+    if (!interface_exists(ifindex)) {
       lost_interface = true;
       return false;
     }
@@ -182,7 +176,7 @@ int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
     failure = std::current_exception();
   }
   // A wake-up that failed because the device went away names the interface, not the errno.
-  lost_interface = lost_interface || interface_gone(o.interface, ifindex);
+  lost_interface = lost_interface || !interface_exists(ifindex);
 
   std::vector<Sample> totals;
   for (const Queue& q : queues) totals.push_back(sample(q, o.extra_stats, start));

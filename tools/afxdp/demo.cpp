@@ -4,6 +4,7 @@
 #include "bench_stats.hpp"
 #include "child.hpp"
 #include "number_checks.hpp"
+#include "usable_cpus.hpp"
 #include "xdpsock_reference.hpp"
 
 #include <afxdp/interface.hpp>
@@ -26,11 +27,10 @@
 namespace afxdp::tool {
 namespace {
 
-// CPU 0 runs the traffic source; CPU 1 runs the application. "2 cores": the kernel's receive work
-// for the veth runs where the sender is (softirq on CPU 0). "1 core": it runs as a threaded NAPI
-// pinned to the application's CPU, so the two must take turns.
-constexpr unsigned source_cpu = 0;
-constexpr unsigned app_cpu = 1;
+// The first usable CPU runs the traffic source, the second the application (DemoCpus). "2
+// cores": the kernel's receive work for the veth runs where the sender is (softirq on the source's
+// CPU). "1 core": it runs as a threaded NAPI pinned to the application's CPU, so the two must take
+// turns.
 
 // What the benchmarks send (txpush's frames, and l2fwd's: gen's with the addresses swapped) goes
 // to this MAC, which no interface has, as xdpsock's default destination does. The peer's stack
@@ -52,12 +52,12 @@ std::string format_seconds(double seconds) {
   return text.str();
 }
 
-void place_kernel_work(const lab::VethPair& veth, int cores) {
+void place_kernel_work(const lab::VethPair& veth, int cores, DemoCpus cpus) {
   // The receiving end (b) of the source's traffic, and the peer (a) that txpush/l2fwd send to.
   lab::set_threaded_napi(veth.b(), cores == 1);
-  if (cores == 1) lab::pin_napi_threads(veth.b(), app_cpu);
+  if (cores == 1) lab::pin_napi_threads(veth.b(), cpus.app);
   lab::set_threaded_napi(veth.a(), true);
-  lab::pin_napi_threads(veth.a(), cores == 1 ? app_cpu : source_cpu);
+  lab::pin_napi_threads(veth.a(), cores == 1 ? cpus.app : cpus.source);
 }
 
 // Busy polling also needs the device to hold back its own interrupts/softirq while the socket
@@ -112,11 +112,16 @@ double offered_pps(const std::string& out) {
   return rates[rates.size() / 2];
 }
 
-std::string cpu_list(int queues) { return queues == 1 ? std::to_string(app_cpu) : "1,0"; }
+// One queue: its thread on the application's CPU. Two: each queue's thread on the CPU that is
+// not its traffic source's.
+std::string cpu_list(int queues, DemoCpus cpus) {
+  if (queues == 1) return std::to_string(cpus.app);
+  return std::to_string(cpus.thread_of_queue(0)) + "," + std::to_string(cpus.thread_of_queue(1));
+}
 
 // The benchmark's command line for one cell, --extra's arguments last.
 std::vector<std::string> cell_args(const DemoCell& cell, const std::string& interface,
-                                   const std::string& duration,
+                                   const std::string& duration, DemoCpus cpus,
                                    const std::vector<std::string>& extra) {
   if (cell.benchmark == demo_ceiling) {
     std::vector<std::string> args{"rxq-info", "-i", interface, "-a", "DROP", "-d", duration, "--json"};
@@ -124,7 +129,7 @@ std::vector<std::string> cell_args(const DemoCell& cell, const std::string& inte
     return args;
   }
   std::vector<std::string> args{cell.benchmark, "-i", interface, cell.mode == "skb" ? "-S" : "-N",
-                                "-c", "-d", duration, "--json", "--cpu", cpu_list(cell.queues),
+                                "-c", "-d", duration, "--json", "--cpu", cpu_list(cell.queues, cpus),
                                 "-q", cell.queues == 1 ? "0" : "0,1"};
   if (cell.benchmark == "txpush") args.insert(args.end(), {"-G", nobody_mac});
   if (cell.poll) args.push_back("-p");
@@ -143,7 +148,8 @@ void check_extra(const DemoOptions& options) {
     CLI::App probe;
     BenchOptions parsed;
     add_bench_subcommand(probe, parsed, *benchmark, "");
-    std::vector<std::string> args = cell_args(cell, "demob", "1", options.extra);
+    // Parsing only: any two CPUs do.
+    std::vector<std::string> args = cell_args(cell, "demob", "1", DemoCpus{}, options.extra);
     std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
     try {
       probe.parse(args);
@@ -165,12 +171,12 @@ std::string last_line(const std::string& text) {
 // until the kernel's deferred release of the previous cell's socket has run; ours tries again
 // for up to a second (bench_run.cpp), and so the reference is started again for as long.
 std::unique_ptr<Child> start_reference(const DemoCell& cell, const lab::VethPair& veth,
-                                       double seconds, const std::string& program) {
+                                       double seconds, const std::string& program, DemoCpus cpus) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   for (;;) {
     auto app = std::make_unique<Child>(
         xdpsock_args(cell, veth.b(), seconds), program,
-        std::vector<std::string>{"env", "LC_ALL=C", "taskset", "-c", std::to_string(app_cpu)});
+        std::vector<std::string>{"env", "LC_ALL=C", "taskset", "-c", std::to_string(cpus.app)});
     // A failed bind ends it within a few milliseconds; a running xdpsock is still there.
     if (!app->exited(250) || app->err().find("Device or resource busy") == std::string::npos ||
         std::chrono::steady_clock::now() >= deadline) {
@@ -202,10 +208,10 @@ void measure_reference(DemoCell& cell, const Child& app, int code, const lab::Ve
   cell.measured = true;
 }
 
-void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
+void measure(DemoCell& cell, const lab::VethPair& veth, double seconds, DemoCpus cpus,
              const std::vector<std::string>& extra, std::uint64_t gen_rate,
              const std::string& reference_program) {
-  place_kernel_work(veth, cell.cores);
+  place_kernel_work(veth, cell.cores, cpus);
   set_busy_poll_sysfs(veth, cell.busy_poll);
   const std::string duration = format_seconds(seconds);
   std::vector<std::unique_ptr<Child>> sources;
@@ -214,7 +220,7 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
     // sender's frames on rx queue (sending CPU mod queues): one gen per queue, one per CPU.
     for (int q = 0; q < cell.queues; ++q) {
       std::vector<std::string> gen{
-          "gen", "-i", veth.a(), "--cpu", std::to_string((source_cpu + static_cast<unsigned>(q)) % 2), "-d",
+          "gen", "-i", veth.a(), "--cpu", std::to_string(cell.queues == 1 ? cpus.source : cpus.sender_of_queue(q)), "-d",
           format_seconds(seconds + 3), "-H", nobody_mac, "--json"};
       if (gen_rate > 0) gen.insert(gen.end(), {"--rate", std::to_string(gen_rate)});
       sources.push_back(std::make_unique<Child>(gen));
@@ -222,11 +228,11 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds,
   }
   const bool reference = cell.tool != "afxdp";
   const std::unique_ptr<Child> app =
-      reference ? start_reference(cell, veth, seconds, reference_program)
-                : std::make_unique<Child>(cell_args(cell, veth.b(), duration, extra));
+      reference ? start_reference(cell, veth, seconds, reference_program, cpus)
+                : std::make_unique<Child>(cell_args(cell, veth.b(), duration, cpus, extra));
   // Threaded NAPI kthreads appear once the program is attached: pin them again.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  if (cell.cores == 1) lab::pin_napi_threads(veth.b(), app_cpu);
+  if (cell.cores == 1) lab::pin_napi_threads(veth.b(), cpus.app);
   const int code = app->wait(static_cast<int>(seconds * 1000) + 15000);
   std::string source_error;
   for (auto& source : sources) {
@@ -280,6 +286,7 @@ int run_demo(const DemoOptions& options) {
   if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
     throw std::runtime_error("demo needs " + missing);
   }
+  const DemoCpus cpus = demo_cpus(usable_cpus());
   const double seconds = options.seconds > 0 ? options.seconds : (options.quick ? 1.0 : 3.0);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -291,7 +298,7 @@ int run_demo(const DemoOptions& options) {
   pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
   lab::enter_private_network();
   // The namespace is ours alone, so plain names are fine; short, to fit NAPI kthread names.
-  // Two queues on both ends when a cell asks for them (a sender on CPU 0 still lands on queue 0).
+  // Two queues on both ends when a cell asks for them (with one queue every sender lands on queue 0).
   std::vector<DemoCell> cells = demo_matrix(options);
   const bool two_queues = std::any_of(cells.begin(), cells.end(),
                                       [](const DemoCell& cell) { return cell.queues > 1; });
@@ -299,14 +306,15 @@ int run_demo(const DemoOptions& options) {
   lab::set_gro(veth.a(), true);
   lab::set_gro(veth.b(), true);
   if (!options.json) {
-    std::printf("afxdp demo: veth pair %s <-> %s in a private network namespace; %g s per cell\n",
-                veth.a().c_str(), veth.b().c_str(), seconds);
+    std::printf("afxdp demo: veth pair %s <-> %s in a private network namespace; %g s per cell; "
+                "traffic source on CPU %u, application on CPU %u\n",
+                veth.a().c_str(), veth.b().c_str(), seconds, cpus.source, cpus.app);
     std::fflush(stdout);
   }
 
   for (DemoCell& cell : cells) {
     if (interrupted) break;
-    measure(cell, veth, seconds, options.extra, options.gen_rate, options.reference);
+    measure(cell, veth, seconds, cpus, options.extra, options.gen_rate, options.reference);
     if (interrupted) {
       cell.measured = false;
       cell.error = "interrupted";
@@ -343,7 +351,7 @@ Command add_demo_command(CLI::App& app) {
       "demo", "Run XDP_DROP (the kernel alone), rxdrop, txpush and l2fwd on a private veth pair: a table in Mpps");
   sub->add_flag("--quick", options->quick, "1 s per measurement, 2 cores only (about 20 s)");
   sub->add_option("-d,--duration", options->seconds, "Seconds per measurement (default 3; 1 with --quick)")
-      ->check(positive_number());
+      ->check(seconds_within(demo_cell));
   sub->add_flag("--json", options->json, "One JSON object per measurement instead of the table");
   sub->add_option("--benchmark", options->benchmarks, "Only these benchmarks (default: all)")
       ->check(CLI::IsMember({demo_ceiling, "rxdrop", "txpush", "l2fwd"}));

@@ -5,6 +5,7 @@
 #include <exception>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 
 namespace afxdp::tool {
@@ -30,6 +31,17 @@ std::string row_name(const DemoCell& cell) {
   if (cell.queues > 1) name.append(" ").append(std::to_string(cell.queues)).append("q");
   if (cell.tool != "afxdp") name.append(" ").append(cell.tool);
   return name;
+}
+
+DemoCpus demo_cpus(const std::vector<unsigned>& usable) {
+  if (usable.size() >= 2) {
+    const auto other = std::find_if(usable.begin() + 1, usable.end(),
+                                    [&](unsigned cpu) { return cpu % 2 != usable[0] % 2; });
+    return {usable[0], other != usable.end() ? *other : usable[1]};
+  }
+  throw std::runtime_error(
+      "demo needs two CPUs (traffic source and application) but its CPU affinity allows " +
+      (usable.empty() ? std::string("none that can be read") : "only CPU " + std::to_string(usable[0])));
 }
 
 std::vector<DemoCell> demo_matrix(const DemoOptions& options) {

@@ -46,6 +46,25 @@ struct DemoCell {
   std::string tool = "afxdp";  // or "xdpsock": the reference tool in the same cell
 };
 
+// Where the demo runs its two sides: the traffic source (gen) and the application (the
+// benchmark, the reference). The kernel's receive work goes with one or the other per cell.
+struct DemoCpus {
+  unsigned source = 0;
+  unsigned app = 1;
+  // Two-queue cells: veth puts a sender's frames on rx queue (its CPU mod 2), so queue q's
+  // traffic source runs on the CPU of that parity and the queue's thread on the other one.
+  unsigned sender_of_queue(int queue) const {
+    return source % 2 == static_cast<unsigned>(queue) % 2 ? source : app;
+  }
+  unsigned thread_of_queue(int queue) const {
+    return sender_of_queue(queue) == source ? app : source;
+  }
+};
+// From `usable` (the process's affinity, ascending): the first CPU for the source and, for the
+// application, the next one of the other parity if there is one (two-queue cells need both
+// parities), else the second. Throws std::runtime_error saying so when fewer than two.
+DemoCpus demo_cpus(const std::vector<unsigned>& usable);
+
 // The rows and columns the demo measures.
 std::vector<DemoCell> demo_matrix(const DemoOptions& options);
 // Where a cell is shown: its column ("native, 2 cores") and its row ("rxdrop poll()").

@@ -1,5 +1,6 @@
 #include "rxq_info.hpp"
 
+#include "bench_stats.hpp"
 #include "number_checks.hpp"
 #include "report_schedule.hpp"
 
@@ -138,7 +139,7 @@ void print_json(const Report& r, const Snapshot& d, double seconds, bool summary
   auto value = [&](std::uint64_t count) { return summary ? count : rate(count, seconds); };
   std::string out = "{";
   if (summary) out += "\"summary\":true,";
-  out += "\"interface\":\"" + r.interface + "\",\"ifindex\":" + std::to_string(r.ifindex) +
+  out += "\"interface\":" + json_string(r.interface) + ",\"ifindex\":" + std::to_string(r.ifindex) +
          ",\"action\":\"" + action_name(r.plan.action) + "\",\"options\":\"" +
          touch_name(r.plan.touch) + "\"," + (summary ? "\"duration_s\":" : "\"interval_s\":") +
          std::to_string(seconds) + ",\"cpus\":[";
@@ -235,7 +236,7 @@ CLI::App* add_rxq_info_options(CLI::App& parent, RxqInfoOptions& o) {
       "rxq-info", "count frames per CPU and per rx queue under one XDP verdict");
   app->add_option("-i,--interface", o.interface, "interface to attach to")->required();
   app->add_flag("-S,--skb-mode", o.skb_mode, "attach in generic (skb) mode instead of native");
-  app->add_option("-a,--action", o.action, "ABORTED, DROP, PASS, TX or REDIRECT (default DROP)")
+  app->add_option("-a,--action", o.action, "ABORTED, DROP, PASS, TX or REDIRECT (default PASS)")
       ->check(CLI::Validator(
           [](std::string& text) {
             return parse_action(text) ? std::string{}
@@ -247,9 +248,11 @@ CLI::App* add_rxq_info_options(CLI::App& parent, RxqInfoOptions& o) {
   app->add_flag("--read", o.read, "read the Ethernet header of every frame");
   app->add_flag("--swapmac", o.swapmac, "swap the Ethernet addresses of every frame");
   app->add_option("-s,--interval", o.interval, "seconds between reports")
-      ->check(positive_number());
+      ->capture_default_str()
+      ->check(seconds_within(report_interval));
   app->add_option("-d,--duration", o.duration, "seconds to run (0: until Ctrl-C)")
-      ->check(non_negative_number());
+      ->capture_default_str()
+      ->check(seconds_within(run_duration));
   app->add_flag("--json", o.json, "one JSON object per interval and a final summary");
   app->add_option("--redirect-to", o.redirect_to, "REDIRECT's target interface");
   return app;

@@ -18,7 +18,8 @@ enum class Touch { none, read, swapmac };
 struct RxqInfoOptions {
   std::string interface;
   bool skb_mode = false;
-  std::string action = "DROP";  // ABORTED, DROP, PASS, TX, REDIRECT (any case)
+  std::string action = "PASS";  // ABORTED, DROP, PASS, TX, REDIRECT (any case); PASS as the
+                                // kernel's sample: DROP on a host's own link is asked for
   bool no_touch = false;
   bool read = false;
   bool swapmac = false;
@@ -36,7 +37,7 @@ const char* action_name(XdpAction action);
 // The configuration the options describe, checked without a kernel: throws
 // std::invalid_argument for an unknown action or a REDIRECT without its target (or the reverse).
 struct RxqInfoPlan {
-  XdpAction action = XdpAction::drop;
+  XdpAction action = XdpAction::pass;
   Touch touch = Touch::none;  // TX always swaps MACs
 };
 RxqInfoPlan plan_rxq_info(const RxqInfoOptions& options);
