@@ -20,4 +20,14 @@ int xsk_redirect(struct xdp_md *ctx)
   return bpf_redirect_map(&xsks, ctx->rx_queue_index, fallback_action);
 }
 
+// The same policy for multi-buffer sockets: "xdp.frags" loads it with BPF_F_XDP_HAS_FRAGS, so
+// the driver hands it packets larger than a page (MTU 9000) instead of refusing to attach it,
+// and a socket bound with XDP_USE_SG receives them as descriptor chains. Only one of the two
+// programs is loaded (XskProgramConfig::frags).
+SEC("xdp.frags")
+int xsk_redirect_frags(struct xdp_md *ctx)
+{
+  return bpf_redirect_map(&xsks, ctx->rx_queue_index, fallback_action);
+}
+
 char LICENSE[] SEC("license") = "GPL";

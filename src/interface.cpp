@@ -129,4 +129,14 @@ std::string interface_driver(const std::string& name) {
   return info.driver;
 }
 
+unsigned interface_mtu(const std::string& name) {
+  ifreq request{};
+  std::strncpy(request.ifr_name, name.c_str(), IFNAMSIZ - 1);
+  auto fd = detail::UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
+  if (::ioctl(fd.get(), SIOCGIFMTU, &request) != 0) {
+    detail::throw_errno(errno, "SIOCGIFMTU on " + name);
+  }
+  return static_cast<unsigned>(request.ifr_mtu);
+}
+
 }  // namespace afxdp

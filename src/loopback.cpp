@@ -4,6 +4,8 @@
 // slot first, and skips (and counts) invalid ones; it does not complete them (copy mode on
 // Linux 6.18 does: docs/rings.md), so a sender that relies on either is caught.
 #include <afxdp/detail/loopback_hooks.hpp>
+#include <afxdp/detail/uapi.hpp>
+#include <afxdp/packet.hpp>
 #include <afxdp/testing/fake_ring.hpp>
 #include <afxdp/testing/loopback.hpp>
 #include <afxdp/tx_descriptor.hpp>
@@ -42,6 +44,8 @@ struct LoopbackQueue {
   std::uint64_t first = 0;    // this queue's frames: first + i * frame_size
   std::vector<std::uint64_t> kept;  // buffers taken off fill and kept when rx was full
   std::vector<std::vector<std::byte>> wire;
+  std::vector<std::byte> tx_packet;          // a tx chain taken so far (multi_buffer)
+  std::vector<std::uint64_t> tx_packet_addresses;
   std::vector<std::uint64_t> pending_completions;
   XdpStatistics statistics;
   std::uint64_t kicks = 0;
@@ -69,7 +73,9 @@ class LoopbackKernel {
   }
 
   bool valid(const xdp_desc& d) const noexcept {
-    return valid_tx_descriptor(d, {.umem_size = umem_size, .chunk_size = config.frame_size});
+    return valid_tx_descriptor(d, {.umem_size = umem_size,
+                                   .chunk_size = config.frame_size,
+                                   .multi_buffer = config.multi_buffer});
   }
 
   void kick(std::uint32_t queue) {
@@ -77,7 +83,9 @@ class LoopbackKernel {
     ++q.kicks;
     for (std::uint32_t sent = 0; sent < config.tx_budget; ++sent) {
       // A completion slot is reserved before a descriptor is taken: none, and tx waits.
-      if (q.completion.free_slots() <= q.pending_completions.size()) return;
+      if (q.completion.free_slots() <= q.pending_completions.size() + q.tx_packet_addresses.size()) {
+        return;
+      }
       const std::vector<xdp_desc> next = q.tx.consume(1);
       if (next.empty()) {
         ++q.statistics.tx_ring_empty_descs;
@@ -85,13 +93,32 @@ class LoopbackKernel {
       }
       const xdp_desc& d = next.front();
       if (!valid(d)) {
-        ++q.statistics.tx_invalid_descs;  // consumed, never completed
+        // Consumed, never completed; so is the chain it was part of.
+        q.statistics.tx_invalid_descs += 1 + q.tx_packet_addresses.size();
+        drop_tx_packet(q);
         continue;
       }
       const std::byte* data = q.area + d.addr;
-      q.wire.emplace_back(data, data + d.len);
-      q.pending_completions.push_back(d.addr);
+      q.tx_packet.insert(q.tx_packet.end(), data, data + d.len);
+      q.tx_packet_addresses.push_back(d.addr);
+      if ((d.options & uapi::xdp_pkt_contd) != 0) {
+        // More than MAX_SKB_FRAGS + 1: the kernel drops the chain (EOVERFLOW), uncompleted.
+        if (q.tx_packet_addresses.size() == max_fragments) {
+          q.statistics.tx_invalid_descs += q.tx_packet_addresses.size();
+          drop_tx_packet(q);
+        }
+        continue;
+      }
+      q.wire.push_back(std::exchange(q.tx_packet, {}));
+      q.pending_completions.insert(q.pending_completions.end(), q.tx_packet_addresses.begin(),
+                                   q.tx_packet_addresses.end());
+      q.tx_packet_addresses.clear();
     }
+  }
+
+  static void drop_tx_packet(LoopbackQueue& q) {
+    q.tx_packet.clear();
+    q.tx_packet_addresses.clear();
   }
 
   void publish_completions(LoopbackQueue& q) {
@@ -130,7 +157,8 @@ PortConfig port_config(const LoopbackConfig& c) {
                     .ring_size = c.ring_size,
                     .fill_size = c.fill_size,
                     .bind = BindMode::native_copy,
-                    .need_wakeup = c.need_wakeup};
+                    .need_wakeup = c.need_wakeup,
+                    .multi_buffer = c.multi_buffer};
   validate(config);
   return config;
 }
@@ -178,32 +206,51 @@ bool Loopback::inject(std::uint32_t queue, std::span<const std::byte> frame) {
   detail::LoopbackQueue& q = kernel_->at(queue);
   const LoopbackConfig& c = kernel_->config;
   const std::uint32_t offset = XDP_PACKET_HEADROOM + c.headroom;
-  if (frame.size() > c.frame_size - offset) {
+  const std::size_t room = c.frame_size - offset;  // each buffer's share, as the kernel fills it
+  const std::size_t parts = frame.size() <= room ? 1 : (frame.size() + room - 1) / room;
+  if (parts > 1 && (!c.multi_buffer || parts > max_fragments)) {
     ++q.statistics.rx_dropped;
     return false;
   }
-  std::uint64_t chunk = 0;
-  if (!q.kept.empty()) {
-    chunk = q.kept.back();
-    q.kept.pop_back();
-  } else {
+  // A chain needs rx room for all of it before any buffer is taken.
+  if (parts > 1 && q.rx.free_slots() < parts) {
+    ++q.statistics.rx_ring_full;
+    return false;
+  }
+  std::vector<std::uint64_t> chunks;
+  while (chunks.size() < parts) {
+    if (!q.kept.empty()) {
+      chunks.push_back(q.kept.back());
+      q.kept.pop_back();
+      continue;
+    }
     const std::vector<std::uint64_t> entry = q.fill.consume(1, !kernel_->hold_fill);
     if (entry.empty()) {
+      // The buffers taken so far stay the kernel's, for the next packet.
+      q.kept.insert(q.kept.end(), chunks.begin(), chunks.end());
       ++q.statistics.rx_fill_ring_empty_descs;
       ++q.statistics.rx_dropped;
       return false;
     }
-    chunk = entry.front() & ~std::uint64_t{c.frame_size - 1};  // the kernel rounds down
+    const std::uint64_t chunk = entry.front() & ~std::uint64_t{c.frame_size - 1};  // rounded down
     if (chunk >= kernel_->umem_size) {
       ++q.statistics.rx_invalid_descs;
+      q.kept.insert(q.kept.end(), chunks.begin(), chunks.end());
       return false;
     }
+    chunks.push_back(chunk);
   }
-  std::memcpy(q.area + chunk + offset, frame.data(), frame.size());
-  const xdp_desc desc{chunk + offset, static_cast<std::uint32_t>(frame.size()), 0};
-  if (q.rx.produce(std::span(&desc, 1)) == 0) {
+  std::vector<xdp_desc> descs;
+  for (std::size_t i = 0; i < parts; ++i) {
+    const std::size_t at = i * room;
+    const std::size_t len = std::min(room, frame.size() - at);
+    if (len != 0) std::memcpy(q.area + chunks[i] + offset, frame.data() + at, len);
+    descs.push_back({chunks[i] + offset, static_cast<std::uint32_t>(len),
+                     i + 1 < parts ? uapi::xdp_pkt_contd : 0U});
+  }
+  if (q.rx.produce(descs) == 0) {
     ++q.statistics.rx_ring_full;
-    q.kept.push_back(chunk);
+    q.kept.insert(q.kept.end(), chunks.begin(), chunks.end());
     return false;
   }
   return true;

@@ -29,6 +29,7 @@ SocketConfig socket_config(const PortConfig& c, const std::string& interface, st
           .queue = queue,
           .mode = c.bind,
           .need_wakeup = c.need_wakeup,
+          .multi_buffer = c.multi_buffer,
           .rx_size = c.receive ? c.ring_size : 0,
           .tx_size = c.transmit ? c.ring_size : 0,
           .busy_poll = c.busy_poll,
@@ -137,7 +138,8 @@ void attach_programs(Port::State& s, const std::vector<std::string>& interfaces)
     const XskProgramConfig config{.interface = interface,
                                   .mode = s.config.attach,
                                   .fallback = s.config.unbound_queues,
-                                  .replace = s.config.replace_program};
+                                  .replace = s.config.replace_program,
+                                  .frags = s.config.multi_buffer};
     auto program = own.object == nullptr
                        ? std::make_unique<XskProgram>(config)
                        : std::make_unique<XskProgram>(

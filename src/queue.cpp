@@ -279,7 +279,7 @@ QueueStats Queue::stats() const {
   };
   QueueStats s{get(c.received), get(c.sent),    get(c.dropped),     get(c.forwarded),
                get(c.tx_full),  get(c.wakeups), get(c.polls),       get(c.empty_turns),
-               get(c.refused),  get(c.abandoned), {}};
+               get(c.refused),  get(c.abandoned), {}, get(c.packets), get(c.invalid_chains)};
   if (loopback_ != nullptr) {
     s.kernel = detail::loopback_statistics(*loopback_, id_);
   } else if (socket_ != nullptr) {
@@ -337,6 +337,41 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
   return n;
 }
 
+std::uint32_t TxBatch::send_packet(std::uint32_t fragments) {
+  if (queue_ == nullptr || fragments == 0 || fragments > size() || fragments > max_fragments) {
+    return 0;
+  }
+  Queue& q = *queue_;
+  if (q.tx_->free_slots(fragments) < fragments) {
+    detail::QueueCounters::add(q.counters_.tx_full, 1);
+    q.kick_tx();
+    if (q.tx_->free_slots(fragments) < fragments) return 0;
+  }
+  Frame* const first = frames_ + next_;
+  next_ += fragments;
+  q.held_ -= fragments;  // out of the open batch, sent or refused
+  // An empty descriptor is invalid, and the kernel drops the whole chain without completing it.
+  if (std::any_of(first, first + fragments, [](const Frame& f) { return f.size() == 0; })) {
+    for (std::uint32_t k = 0; k < fragments; ++k) {
+      q.pool_.give(first[k].address());
+      q.record(first[k].address(), FramePlace::application, FramePlace::free);
+    }
+    detail::QueueCounters::add(q.counters_.refused, fragments);
+    return fragments;
+  }
+  q.tx_->reserve(fragments);
+  for (std::uint32_t k = 0; k < fragments; ++k) {
+    const std::uint32_t options = k + 1 < fragments ? uapi::xdp_pkt_contd : 0U;
+    q.tx_->at(k) = xdp_desc{first[k].address(), first[k].size(), options};
+    q.record(first[k].address(), FramePlace::application, FramePlace::tx);
+  }
+  q.tx_->submit(fragments);
+  q.tx_in_flight_ += fragments;
+  q.tx_out_ += fragments;
+  q.after_send();
+  return fragments;
+}
+
 TxBatch::~TxBatch() {
   if (queue_ != nullptr) queue_->end_batch(*this);
 }
@@ -348,6 +383,90 @@ void Queue::end_batch(TxBatch& batch) noexcept {
     record(batch.frames_[i].address(), FramePlace::application, FramePlace::free);
   }
   batch_open_ = false;
+}
+
+// ---- Multi-buffer: whole chains ----
+
+std::uint32_t Queue::chain_prefix(std::uint32_t n, std::uint32_t limit,
+                                  bool first_only) const noexcept {
+  bool discard = discarding_;
+  std::uint32_t run = 0;
+  std::uint32_t whole = 0;
+  for (std::uint32_t i = 0; i < n && i < limit; ++i) {
+    const bool more = (rx_->at(i).options & uapi::xdp_pkt_contd) != 0;
+    if (discard) {  // an over-long chain's tail: each descriptor is refused on its own
+      whole = i + 1;
+      discard = more;
+      continue;
+    }
+    ++run;
+    if (!more || run == max_fragments) {
+      whole = i + 1;
+      discard = more;
+      run = 0;
+      if (first_only && !discard) break;
+    }
+  }
+  return whole;
+}
+
+std::uint32_t Queue::peek_chains(std::uint32_t max) noexcept {
+  std::uint32_t n = rx_->peek(clamp(max));
+  if (n == 0) {
+    idle_turn();
+    return 0;
+  }
+  std::uint32_t whole = chain_prefix(n, n);
+  if (whole == 0 && n < max_fragments) {
+    // The first chain runs past `max`: peek on to its end (the kernel publishes chains whole).
+    n += rx_->peek(max_fragments - n);
+    whole = chain_prefix(n, n, true);
+  }
+  rx_->cancel(n - whole);
+  return whole;
+}
+
+Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
+  ChainTake t;
+  std::uint32_t used = 0;   // frames_ holding fragments of good packets and of the open chain
+  std::uint32_t first = 0;  // the open chain's first frame
+  std::uint32_t bytes = 0;
+  std::uint32_t run = 0;
+  bool bad = false;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const xdp_desc& desc = rx_->at(i);
+    const bool more = (desc.options & uapi::xdp_pkt_contd) != 0;
+    Frame& slot = frames_[used];
+    const bool ok = take(desc, slot);
+    if (ok) ++t.taken;
+    if (discarding_) {
+      if (ok) chunks_[t.refused++] = chunk_of(slot.address_);
+      discarding_ = more;
+      continue;
+    }
+    ++run;
+    if (ok) {
+      ++used;
+      bytes += desc.len;
+    } else {
+      bad = true;
+    }
+    if (more && run < max_fragments) continue;
+    if (!more && !bad) [[likely]] {
+      packets_[t.packets++] = Packet(&frames_[first], used - first, bytes);
+    } else {
+      // Refused whole: too long (its tail follows, refused too) or with a bad descriptor.
+      for (std::uint32_t j = first; j < used; ++j) chunks_[t.refused++] = chunk_of(frames_[j].address_);
+      used = first;
+      discarding_ = more;
+      detail::QueueCounters::add(counters_.invalid_chains, 1);
+    }
+    first = used;
+    bytes = 0;
+    run = 0;
+    bad = false;
+  }
+  return t;
 }
 
 // ---- Frames kept past the handler ----

@@ -18,8 +18,9 @@ void require(bool rule, const char* message) {
   if (!rule) throw std::invalid_argument(message);
 }
 
-std::uint16_t bind_flags(BindMode mode, bool need_wakeup) {
+std::uint16_t bind_flags(BindMode mode, bool need_wakeup, bool multi_buffer) {
   std::uint16_t flags = need_wakeup ? XDP_USE_NEED_WAKEUP : 0;
+  if (multi_buffer) flags |= uapi::xdp_use_sg;
   if (mode == BindMode::native_zero_copy) flags |= XDP_ZEROCOPY;
   if (mode == BindMode::skb || mode == BindMode::native_copy) flags |= XDP_COPY;
   return flags;
@@ -110,7 +111,7 @@ Socket::Socket(Umem& umem, const SocketConfig& config) : umem_(&umem), config_(c
     address.sxdp_family = AF_XDP;
     address.sxdp_ifindex = ifindex_;
     address.sxdp_queue_id = config_.queue;
-    address.sxdp_flags = bind_flags(config_.mode, config_.need_wakeup);
+    address.sxdp_flags = bind_flags(config_.mode, config_.need_wakeup, config_.multi_buffer);
     if (shares) {
       // No other flag may go with XDP_SHARED_UMEM: xsk_bind refuses XDP_COPY, XDP_ZEROCOPY,
       // XDP_USE_NEED_WAKEUP (and XDP_USE_SG) with EINVAL. Copy/zero-copy and need_wakeup are the
@@ -127,6 +128,19 @@ Socket::Socket(Umem& umem, const SocketConfig& config) : umem_(&umem), config_(c
     }
     if (rc != 0) {
       const int error = errno;
+      if (config_.multi_buffer && !shares && (error == EOPNOTSUPP || error == EINVAL)) {
+        // Kernels before 6.6 refuse the unknown flag (EINVAL); zero-copy drivers without
+        // multi-buffer support refuse it (EOPNOTSUPP).
+        const std::string driver = interface_driver(config_.interface);
+        detail::throw_errno(error, "bind(" + context + ", XDP_USE_SG): " +
+                                       (config_.mode == BindMode::native_zero_copy
+                                            ? "zero-copy multi-buffer (XDP_ZEROCOPY with XDP_USE_SG)"
+                                            : "multi-buffer (XDP_USE_SG)") +
+                                       " is not supported by " +
+                                       config_.interface +
+                                       (driver.empty() ? "" : " (driver " + driver + ")") +
+                                       " or this kernel (Linux 6.6+)");
+      }
       if (config_.mode == BindMode::native_zero_copy && (error == EOPNOTSUPP || error == EINVAL)) {
         const std::string driver = interface_driver(config_.interface);
         detail::throw_errno(error, "bind(" + context + ", XDP_ZEROCOPY): zero-copy is not supported by " +

@@ -139,13 +139,20 @@ XskProgram::XskProgram(const XskProgramConfig& config) : state_(std::make_unique
   if (bpf_map__set_max_entries(s.skeleton->maps.xsks, queues) != 0) {
     detail::throw_errno(errno, "bpf: size the XSKMAP");
   }
+  bpf_program* chosen = config.frags ? s.skeleton->progs.xsk_redirect_frags
+                                     : s.skeleton->progs.xsk_redirect;
+  bpf_program* unused = config.frags ? s.skeleton->progs.xsk_redirect
+                                     : s.skeleton->progs.xsk_redirect_frags;
+  bpf_program__set_autoload(unused, false);
   if (xsk_redirect__load(s.skeleton.get()) != 0) {
-    detail::throw_errno(errno, "bpf: load the redirect program (BPF JIT and CAP_BPF needed)");
+    detail::throw_errno(errno, config.frags
+                                   ? "bpf: load the frags redirect program (xdp.frags: Linux "
+                                     "5.18+, BPF JIT and CAP_BPF needed)"
+                                   : "bpf: load the redirect program (BPF JIT and CAP_BPF needed)");
   }
 
   s.map = duplicate(bpf_map__fd(s.skeleton->maps.xsks), "the XSKMAP");
-  attach(config, s.ifindex, bpf_program__fd(s.skeleton->progs.xsk_redirect), s.link,
-         s.program_id);
+  attach(config, s.ifindex, bpf_program__fd(chosen), s.link, s.program_id);
 }
 
 XskProgram::XskProgram(std::unique_ptr<State> state) : state_(std::move(state)) {}

@@ -36,4 +36,7 @@ struct InterfaceLink {
 // Throws std::system_error naming the interface when the kernel does not answer.
 InterfaceLink interface_link(unsigned ifindex);
 
+// The MTU (SIOCGIFMTU); throws std::system_error naming the interface.
+unsigned interface_mtu(const std::string& name);
+
 }  // namespace afxdp

@@ -47,6 +47,10 @@ struct PortConfig {
   bool receive = true;                   // rx rings and the redirect program; false: send only
   bool transmit = true;                  // tx rings
   bool unaligned_chunks = false;         // XDP_UMEM_UNALIGNED_CHUNK_FLAG (hugepages)
+  // Packets larger than a frame, as chains (Queue::receive_packets, serve_packets): sockets bound
+  // with XDP_USE_SG and the frags-capable redirect program (an own `program` must be one,
+  // SEC("xdp.frags")). Linux 6.6+.
+  bool multi_buffer = false;
   // The application's own XDP program instead of the embedded redirect program
   // (XskProgram::from_object): `name` in `object`, whose XSKMAP `xskmap` gets each queue's
   // socket at the queue's id. Not with open_pair. Null object: the redirect program.

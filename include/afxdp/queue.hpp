@@ -15,10 +15,12 @@
 #pragma once
 
 #include <afxdp/detail/cache_line.hpp>
+#include <afxdp/detail/uapi.hpp>
 #include <afxdp/frame.hpp>
 #include <afxdp/frame_ledger.hpp>
 #include <afxdp/frame_pool.hpp>
 #include <afxdp/idle_wait.hpp>
+#include <afxdp/packet.hpp>
 #include <afxdp/ring.hpp>
 #include <afxdp/statistics.hpp>
 
@@ -51,6 +53,11 @@ concept FrameHandler = std::invocable<H&, Frame&> &&
                        std::same_as<std::invoke_result_t<H&, Frame&>, Verdict>;
 template <class R>
 concept FrameReader = std::invocable<R&, std::span<Frame>>;
+template <class H>
+concept PacketHandler = std::invocable<H&, Packet&> &&
+                        std::same_as<std::invoke_result_t<H&, Packet&>, Verdict>;
+template <class R>
+concept PacketReader = std::invocable<R&, std::span<Packet>>;
 
 // What a Queue counted, and the kernel's XDP_STATISTICS for its socket.
 struct QueueStats {
@@ -65,12 +72,18 @@ struct QueueStats {
   std::uint64_t refused = 0;      // descriptors from the kernel outside this queue's frames
   std::uint64_t abandoned = 0;    // FrameRefs destroyed without send() or recycle()
   XdpStatistics kernel;
+  // receive_packets/serve_packets: whole packets handed over (received counts their fragments),
+  // and chains refused (longer than max_fragments, or holding a refused descriptor; their
+  // frames recycled).
+  std::uint64_t packets = 0;
+  std::uint64_t invalid_chains = 0;
 
   friend QueueStats operator-(const QueueStats& a, const QueueStats& b) noexcept {
     return {a.received - b.received, a.sent - b.sent,         a.dropped - b.dropped,
             a.forwarded - b.forwarded, a.tx_full - b.tx_full, a.wakeups - b.wakeups,
             a.polls - b.polls,       a.empty_turns - b.empty_turns, a.refused - b.refused,
-            a.abandoned - b.abandoned, a.kernel - b.kernel};
+            a.abandoned - b.abandoned, a.kernel - b.kernel,  a.packets - b.packets,
+            a.invalid_chains - b.invalid_chains};
   }
 };
 
@@ -126,6 +139,12 @@ class TxBatch {
   // ring took. The rest stay in the batch.
   std::uint32_t send(std::uint32_t count);
   std::uint32_t send() { return send(size()); }
+  // Send the first `fragments` unsent frames as one packet (a multi-buffer socket's chain:
+  // XDP_PKT_CONTD on all but the last), all or nothing. Returns the frames it took from the
+  // batch: `fragments` when sent (or refused and recycled, when one of them is empty), 0 when
+  // the tx ring has no room for all of them, or fragments is 0, more than size() or more than
+  // max_fragments (the kernel would drop such a chain and never complete its frames).
+  std::uint32_t send_packet(std::uint32_t fragments);
 
  private:
   friend class Queue;
@@ -143,7 +162,8 @@ namespace detail {
 // any thread through Queue::stats().
 struct alignas(cache_line) QueueCounters {
   std::atomic<std::uint64_t> received{0}, sent{0}, dropped{0}, forwarded{0}, tx_full{0},
-      wakeups{0}, polls{0}, empty_turns{0}, refused{0}, abandoned{0};
+      wakeups{0}, polls{0}, empty_turns{0}, refused{0}, abandoned{0}, packets{0},
+      invalid_chains{0};
   static void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) noexcept {
     counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
@@ -199,6 +219,20 @@ class Queue {
   // `out` (Port::open_pair shares one) each forwarded frame is copied into one of out's.
   template <FrameHandler Handler>
   std::uint32_t forward(Queue& out, Handler&& handler, std::uint32_t max = default_batch);
+
+  // Multi-buffer (PortConfig::multi_buffer): as receive and serve, per whole packet. A packet is
+  // the chain of descriptors the kernel wrote it into (a frame of its own when it fits one).
+  // At most `max` descriptors per call, but never a chain cut in two: one cut by the end of the
+  // batch stays on rx and is taken whole by a later call (the first chain of a call may run past
+  // `max`). A chain longer than max_fragments, or with a refused descriptor, is never handed
+  // over: its frames are recycled and it is counted in invalid_chains. serve_packets applies
+  // the verdict to the whole chain: send_back/forward sends it out of this queue's tx ring as a
+  // chain, drop recycles every fragment. keep() a fragment only in receive_packets' reader.
+  // Both return how many descriptors were taken off rx.
+  template <PacketReader Reader>
+  std::uint32_t receive_packets(Reader&& reader, std::uint32_t max = default_batch);
+  template <PacketHandler Handler>
+  std::uint32_t serve_packets(Handler&& handler, std::uint32_t max = default_batch);
 
   // Up to n free frames (fewer when the pool is short) to build packets in; see TxBatch. Only
   // one batch is open at a time: while one is, allocate() gives an empty one.
@@ -297,6 +331,20 @@ class Queue {
   void end_batch(TxBatch& batch) noexcept;
   void abandon(FrameRef& frame) noexcept;
   void take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept;
+  // Multi-buffer: peek up to max descriptors (more, to complete the first chain) and cancel a
+  // chain cut at the end; returns the descriptors to take, 0 when rx had nothing whole.
+  std::uint32_t peek_chains(std::uint32_t max) noexcept;
+  // Of the first n peeked descriptors, how many end on the last chain boundary at most `limit`
+  // (with first_only, on the first boundary); 0 when none does.
+  std::uint32_t chain_prefix(std::uint32_t n, std::uint32_t limit,
+                             bool first_only = false) const noexcept;
+  struct ChainTake {
+    std::uint32_t packets = 0;   // in packets_, their fragments in frames_
+    std::uint32_t taken = 0;     // descriptors taken as this queue's frames
+    std::uint32_t refused = 0;   // frames of invalid chains, their chunks in chunks_[0, refused)
+  };
+  // Take the first n peeked descriptors (whole chains) into packets_ and frames_.
+  ChainTake take_chains(std::uint32_t n) noexcept;
 
   // The hot fields first.
   RxRing* rx_ = nullptr;
@@ -334,6 +382,9 @@ class Queue {
   Umem* umem_ = nullptr;
   detail::FrameOwners* owners_ = nullptr;
   detail::LoopbackKernel* loopback_ = nullptr;
+  // Multi-buffer only, after everything the frame paths touch.
+  bool discarding_ = false;  // inside an over-long chain: its descriptors are refused until its end
+  std::array<Packet, max_batch> packets_{};
 };
 
 // One thread on several queues: kicks what each has to send, then waits until any has received
@@ -544,6 +595,88 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
   if (dropped != 0) detail::QueueCounters::add(counters_.dropped, dropped);
   if (forwarded != 0) out.after_send();
   if (sent_back != 0) after_send();
+  return n;
+}
+
+template <PacketReader Reader>
+std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
+  if (tx_in_flight_ != 0) complete();
+  const std::uint32_t n = peek_chains(max);
+  if (n == 0) return 0;
+  idle_.busy();
+  const ChainTake t = take_chains(n);
+  rx_->release(n);
+  fill_side_ -= t.taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
+  reader(std::span<Packet>(packets_.data(), t.packets));
+  std::uint32_t back = t.refused;
+  const std::uint32_t fragments = t.taken - t.refused;
+  for (std::uint32_t i = 0; i < fragments; ++i) {
+    if (!frames_[i].kept_) [[likely]] chunks_[back++] = chunk_of(frames_[i].address_);
+  }
+  recycle_chunks(chunks_.data(), back, FramePlace::application);
+  detail::QueueCounters::add(counters_.received, t.taken);
+  detail::QueueCounters::add(counters_.packets, t.packets);
+  return n;
+}
+
+template <PacketHandler Handler>
+std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
+  if (tx_in_flight_ != 0) complete();
+  std::uint32_t n = peek_chains(max);
+  if (n == 0) return 0;
+  idle_.busy();
+  // Take off rx only whole chains that tx has room for: the rest waits on rx.
+  if (const std::uint32_t room = tx_->free_slots(n); room < n) [[unlikely]] {
+    n = hold_back(n, chain_prefix(n, room));
+    if (n == 0) return 0;
+  }
+  tx_->reserve(n);
+  const ChainTake t = take_chains(n);
+  rx_->release(n);
+  fill_side_ -= t.taken;
+  std::uint32_t sent = 0;
+  std::uint32_t back = t.refused;
+  std::uint32_t dropped = 0;
+  for (std::uint32_t p = 0; p < t.packets; ++p) {
+    Packet& packet = packets_[p];
+    const Verdict verdict = handler(packet);
+    const std::uint32_t count = packet.count_;
+    Frame* fragments = packet.frames_;
+    const std::uint32_t start = sent;
+    bool kept = false;
+    if (verdict != Verdict::drop) [[likely]] {
+      for (std::uint32_t k = 0; k < count; ++k) {
+        const Frame& f = fragments[k];
+        kept = kept || f.kept_;
+        tx_->at(sent++) = xdp_desc{f.address_, f.size_, k + 1 < count ? uapi::xdp_pkt_contd : 0U};
+      }
+      if (!kept) [[likely]] {
+        for (std::uint32_t k = 0; k < count; ++k) {
+          record(chunk_of(fragments[k].address_), FramePlace::application, FramePlace::tx);
+        }
+        continue;
+      }
+      sent = start;  // a kept fragment: the chain cannot go out whole
+    }
+    for (std::uint32_t k = 0; k < count; ++k) {
+      Frame& f = fragments[k];
+      if (f.kept_) [[unlikely]] {
+        f.kept_ = false;
+        continue;
+      }
+      chunks_[back++] = chunk_of(f.address_);
+      ++dropped;
+    }
+  }
+  tx_->cancel(n - sent);
+  tx_->submit(sent);
+  tx_in_flight_ += sent;
+  tx_out_ += sent;
+  recycle_chunks(chunks_.data(), back, FramePlace::application);
+  detail::QueueCounters::add(counters_.received, t.taken);
+  detail::QueueCounters::add(counters_.packets, t.packets);
+  if (dropped != 0) detail::QueueCounters::add(counters_.dropped, dropped);
+  if (sent != 0) after_send();
   return n;
 }
 

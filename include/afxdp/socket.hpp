@@ -28,6 +28,10 @@ struct SocketConfig {
   std::uint32_t queue = 0;
   BindMode mode = BindMode::automatic;
   bool need_wakeup = true;  // XDP_USE_NEED_WAKEUP
+  // XDP_USE_SG (Linux 6.6+): a packet larger than a frame arrives (and may be sent) as a chain of
+  // descriptors, each but the last marked XDP_PKT_CONTD. A socket sharing a UMEM takes this from
+  // the UMEM's first socket: the kernel refuses the flag alongside XDP_SHARED_UMEM.
+  bool multi_buffer = false;
   std::uint32_t rx_size = 2048;  // entries, a power of two; 0: no rx ring
   std::uint32_t tx_size = 2048;  // entries, a power of two; 0: no tx ring
   // Busy polling (SO_PREFER_BUSY_POLL, SO_BUSY_POLL in microseconds, SO_BUSY_POLL_BUDGET).

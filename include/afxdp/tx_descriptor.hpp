@@ -19,6 +19,7 @@ struct TxDescriptorRules {
   std::uint64_t umem_size = 0;
   std::uint32_t chunk_size = 4096;
   bool unaligned_chunks = false;
+  bool multi_buffer = false;  // the socket is bound with XDP_USE_SG: XDP_PKT_CONTD is allowed
 };
 
 enum class TxDescriptorFault {
@@ -51,7 +52,9 @@ constexpr TxDescriptorFault tx_descriptor_fault(const xdp_desc& desc,
     // The kernel also refuses data that crosses into a page that is not contiguous with the
     // previous one in DMA space; that happens only in zero-copy mode and cannot be told here.
   }
-  if (desc.options != 0) return TxDescriptorFault::options;
+  // XDP_PKT_CONTD (1 << 0, Linux 6.6 uapi) only on a multi-buffer socket.
+  const std::uint32_t allowed = rules.multi_buffer ? 1U : 0U;
+  if ((desc.options & ~allowed) != 0) return TxDescriptorFault::options;
   return TxDescriptorFault::none;
 }
 

@@ -77,7 +77,7 @@ std::vector<Row> bench_rows(const std::string& s, const std::string& i) {
   };
   for (const char* name : {"--native", "--copy", "--poll", "--busy-poll", "--no-need-wakeup",
                            "--unaligned", "--extra-stats", "--app-stats", "--quiet",
-                           "--shared-umem", "--json", "--force", "--drop-privileges"}) {
+                           "--shared-umem", "--json", "--force", "--drop-privileges", "--frags"}) {
     rows.push_back(flag(s, i, name));
   }
   return rows;
@@ -106,6 +106,7 @@ std::vector<Row> txpush_rows(const std::string& i) {
       {"--pcap", {s, "-i", i, "-c", "--pcap", "/dev/null", "-d", "1"}, {"/dev/null"}},
       {"--pcap", {s, "-i", i, "--pcap", "/dev/null", "-d", "1"}, {"/dev/null"}},
       {"--loop", {s, "-i", i, "--loop", "2", "-d", "1"}, {"--loop", "--pcap"}},
+      {"--frags", {s, "-i", i, "-F", "-s", "80000", "-d", "1"}, {"-s", "80000", "longest chain"}},
       {"--loop", {s, "-i", i, "--pcap", "/dev/null", "--loop=-1", "-d", "1"}, {"--loop", "-1"}},
   };
 }
@@ -181,6 +182,7 @@ std::vector<Row> dump_rows(const std::string& i) {
       {"--count", {s, "-i", i, "-w", file, "--count=-1"}, {"--count", "-1"}},
       {"--count", {s, "-i", i, "-w", file, "-C", "abc"}, {"--count", "abc"}},
       {"--skb", {s, "-i", i, "-w", file, "--skb=maybe"}, {"--skb", "maybe"}},
+      {"--frags", {s, "-i", i, "-w", file, "--frags=maybe"}, {"--frags", "maybe"}},
       {"", {s, "-i", i, "-w", file, "--bogus"}, {"--bogus"}},
   };
 }

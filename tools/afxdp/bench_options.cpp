@@ -20,6 +20,9 @@ void require(bool rule, const std::string& message) {
 
 bool is_power_of_two(std::uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
+// -F: the most descriptors a packet may take (MAX_SKB_FRAGS + 1, afxdp::max_fragments).
+constexpr std::uint32_t max_chain_frames = 18;
+
 std::uint32_t parse_number(std::string_view text, const char* what, std::uint32_t max) {
   std::uint64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -168,6 +171,8 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
   app.add_option("--group", o.group,
                  "the group to run as after set-up (implies --drop-privileges; default the "
                  "user's)");
+  app.add_flag("-F,--frags", o.frags,
+               "multi-buffer (XDP_USE_SG, Linux 6.6+): packets larger than a frame, as chains");
   if (benchmark != Benchmark::txpush) return;
 
   app.add_option("-s,--size", o.packet_size, "packet size in bytes, Ethernet header included")
@@ -235,9 +240,13 @@ void finish_bench_options(BenchOptions& o) {
   require(o.packet_size >= headers,
           "packet size (-s): " + std::to_string(o.packet_size) + " is smaller than the headers (" +
               std::to_string(headers) + " bytes)");
-  require(o.packet_size <= o.frame_size, "packet size (-s): " + std::to_string(o.packet_size) +
-                                             " is larger than a frame (-f " +
-                                             std::to_string(o.frame_size) + ")");
+  require(o.frags || o.packet_size <= o.frame_size,
+          "packet size (-s): " + std::to_string(o.packet_size) + " is larger than a frame (-f " +
+              std::to_string(o.frame_size) + "); larger packets need -F");
+  require(!o.frags || o.packet_size <= o.frame_size * max_chain_frames,
+          "packet size (-s): " + std::to_string(o.packet_size) + " is larger than " +
+              std::to_string(max_chain_frames) + " frames of " + std::to_string(o.frame_size) +
+              " bytes (-f), the longest chain the kernel sends");
   require(o.vlan_id <= 4095, "VLAN id (-J): must be 0 to 4095");
   require(o.vlan_priority <= 7, "VLAN priority (-K): must be 0 to 7");
   require(o.src_port <= 65535, "UDP port (--src-port): must be 0 to 65535");

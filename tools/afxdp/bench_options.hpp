@@ -69,6 +69,7 @@ struct BenchOptions {
   bool drop_privileges = false;           // --drop-privileges: no privilege once set up
   std::string user;                       // --user (implies --drop-privileges)
   std::string group;                      // --group (implies --drop-privileges)
+  bool frags = false;                     // -F: multi-buffer (XDP_USE_SG), packets over frames
 
   // Filled in by finish_bench_options.
   std::vector<std::uint32_t> queues;

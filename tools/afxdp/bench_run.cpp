@@ -52,7 +52,8 @@ Port open_port(const BenchOptions& o) {
 Sample sample(const Queue& q, bool with_xdp, Clock::time_point start) {
   const QueueStats s = q.stats();
   Sample out;
-  out.app = {s.received, s.sent, s.wakeups + s.polls, s.empty_turns, s.refused};
+  out.app = {s.received, s.sent,    s.wakeups + s.polls, s.empty_turns,
+             s.refused,  s.packets, s.invalid_chains};
   if (with_xdp) out.xdp = s.kernel;
   out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return out;
@@ -104,6 +105,7 @@ PortConfig port_config(const BenchOptions& o) {
   c.receive = o.benchmark != Benchmark::txpush;
   c.transmit = o.benchmark != Benchmark::rxdrop;
   c.unaligned_chunks = o.unaligned;
+  c.multi_buffer = o.frags;
   return c;
 }
 

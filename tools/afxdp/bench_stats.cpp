@@ -106,10 +106,11 @@ void Reporter::print(const SocketLabel& socket, const Sample& delta, const Sampl
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, ",\"seconds\":%.3f", s);
     line += seconds;
-    json_fields(line, {{"rx_pps", per_second(delta.app.rx, s)},
+    json_fields(line, {{"rx_pps", per_second(rx_packets(delta.app), s)},
                        {"tx_pps", per_second(delta.app.tx, s)},
-                       {"rx_packets", total.app.rx},
+                       {"rx_packets", rx_packets(total.app)},
                        {"tx_packets", total.app.tx}});
+    if (options_.frags) json_fields(line, {{"rx_frags", total.app.rx}});
     if (options_.extra_stats) json_xdp(line, total.xdp);
     if (options_.app_stats) {
       json_fields(line, {{"syscalls_ps", per_second(delta.app.syscalls, s)},
@@ -124,8 +125,9 @@ void Reporter::print(const SocketLabel& socket, const Sample& delta, const Sampl
   std::fprintf(out_, "\n sock%u@%s:%u %s %s%s\n", socket.index, socket.interface.c_str(),
                socket.queue, benchmark, mode_.c_str(), options_.use_poll ? " poll()" : "");
   std::fprintf(out_, "%-18s%-17s%-17s%.2f\n", "", "pps", "pkts", s);
-  row(out_, "rx", per_second(delta.app.rx, s), total.app.rx);
-  row(out_, "tx", per_second(delta.app.tx, s), total.app.tx);
+  row(out_, "rx", per_second(rx_packets(delta.app), s), rx_packets(total.app));
+  if (options_.frags) row(out_, "rx frags", per_second(delta.app.rx, s), total.app.rx);
+  row(out_, options_.frags ? "tx frags" : "tx", per_second(delta.app.tx, s), total.app.tx);
   if (options_.extra_stats) text_xdp(out_, xdp_per_second(delta.xdp, s), total.xdp);
   if (options_.app_stats) {
     row(out_, "syscalls", per_second(delta.app.syscalls, s), total.app.syscalls);
@@ -150,11 +152,14 @@ void Reporter::summary(const std::vector<Sample>& totals, double seconds,
     std::snprintf(text, sizeof text, ",\"seconds\":%.3f", seconds);
     line += text;
     json_fields(line, {{"sockets", totals.size()},
-                       {"rx_pps", per_second(sum.app.rx, seconds)},
+                       {"rx_pps", per_second(rx_packets(sum.app), seconds)},
                        {"tx_pps", per_second(sum.app.tx, seconds)},
-                       {"rx_packets", sum.app.rx},
+                       {"rx_packets", rx_packets(sum.app)},
                        {"tx_packets", sum.app.tx},
                        {"refused_descs", sum.app.refused}});
+    if (options_.frags) {
+      json_fields(line, {{"rx_frags", sum.app.rx}, {"invalid_chains", sum.app.invalid_chains}});
+    }
     if (options_.extra_stats) json_xdp(line, sum.xdp);
     if (options_.app_stats) {
       json_fields(line, {{"syscalls", sum.app.syscalls}, {"empty_polls", sum.app.empty_polls}});
@@ -175,12 +180,17 @@ void Reporter::summary(const std::vector<Sample>& totals, double seconds,
   std::fprintf(out_, "\n summary: %s on %s, %s, %zu socket(s), %.2f s\n", benchmark,
                options_.interface.c_str(), mode_.c_str(), totals.size(), seconds);
   std::fprintf(out_, "%-18s%-17s%s\n", "", "pps (average)", "pkts");
-  row(out_, "rx", per_second(sum.app.rx, seconds), sum.app.rx);
-  row(out_, "tx", per_second(sum.app.tx, seconds), sum.app.tx);
+  row(out_, "rx", per_second(rx_packets(sum.app), seconds), rx_packets(sum.app));
+  if (options_.frags) row(out_, "rx frags", per_second(sum.app.rx, seconds), sum.app.rx);
+  row(out_, options_.frags ? "tx frags" : "tx", per_second(sum.app.tx, seconds), sum.app.tx);
   if (options_.extra_stats) text_xdp(out_, xdp_per_second(sum.xdp, seconds), sum.xdp);
   if (options_.app_stats) {
     row(out_, "syscalls", per_second(sum.app.syscalls, seconds), sum.app.syscalls);
     row(out_, "empty polls", per_second(sum.app.empty_polls, seconds), sum.app.empty_polls);
+  }
+  if (sum.app.invalid_chains != 0) {
+    std::fprintf(out_, "%-18s%s rx chain(s) longer than 18 descriptors or with a refused one\n",
+                 "invalid chains", grouped(sum.app.invalid_chains).c_str());
   }
   if (sum.app.refused != 0) {
     std::fprintf(out_, "%-18s%s rx descriptor(s) outside the UMEM, refused\n", "refused",

@@ -23,14 +23,17 @@ struct AppCounts {
   std::uint64_t syscalls = 0;     // wake-ups and poll() calls
   std::uint64_t empty_polls = 0;  // loop turns that found nothing to do
   std::uint64_t refused = 0;      // rx descriptors outside the UMEM: counted, never read
+  // -F: rx and tx count descriptors (fragments); these count whole packets and refused chains.
+  std::uint64_t packets = 0;
+  std::uint64_t invalid_chains = 0;
 
   friend AppCounts operator+(const AppCounts& a, const AppCounts& b) noexcept {
     return {a.rx + b.rx, a.tx + b.tx, a.syscalls + b.syscalls, a.empty_polls + b.empty_polls,
-            a.refused + b.refused};
+            a.refused + b.refused, a.packets + b.packets, a.invalid_chains + b.invalid_chains};
   }
   friend AppCounts operator-(const AppCounts& a, const AppCounts& b) noexcept {
     return {a.rx - b.rx, a.tx - b.tx, a.syscalls - b.syscalls, a.empty_polls - b.empty_polls,
-            a.refused - b.refused};
+            a.refused - b.refused, a.packets - b.packets, a.invalid_chains - b.invalid_chains};
   }
 };
 
@@ -91,6 +94,10 @@ class Reporter {
                const LedgerTotals& ledger = {}) const;
 
  private:
+  // rx as the reader counts it: whole packets with -F, else descriptors (the same then).
+  std::uint64_t rx_packets(const AppCounts& a) const noexcept {
+    return options_.frags ? a.packets : a.rx;
+  }
   const BenchOptions& options_;
   std::string mode_;  // "xdp-drv" or "xdp-skb"
   std::FILE* out_;

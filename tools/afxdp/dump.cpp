@@ -1,5 +1,6 @@
 #include "dump.hpp"
 
+#include "frame_fit.hpp"
 #include "number_checks.hpp"
 
 #include "pcap.hpp"
@@ -27,6 +28,8 @@ CLI::App* add_dump_options(CLI::App& parent, DumpOptions& o) {
       ->capture_default_str()
       ->check(not_negative_integer());
   app->add_flag("-S,--skb", o.skb, "attach the program in skb (generic) mode, not native");
+  app->add_flag("-F,--frags", o.frags,
+                "multi-buffer (XDP_USE_SG, Linux 6.6+): packets larger than a frame, one record each");
   return app;
 }
 
@@ -44,6 +47,7 @@ int run_dump(const DumpOptions& o) {
   // attached and SIGINT still ends the process. A reader that goes away is a write error
   // (EPIPE), reported with the summary, not a silent death by SIGPIPE.
   check_queues(o.interface, std::span(&o.queue, 1));  // said before any file is made
+  check_frame_fits_mtu(o.interface, PortConfig{}.frame_size, o.frags);
   std::signal(SIGPIPE, SIG_IGN);
   PcapWriter writer(o.file);
   // From here SIGINT/SIGTERM end the capture, which then closes the file.
@@ -51,7 +55,8 @@ int run_dump(const DumpOptions& o) {
   Port port = Port::open(o.interface, {.queues = {o.queue},
                                        .bind = o.skb ? BindMode::skb : BindMode::native_copy,
                                        .attach = o.skb ? AttachMode::skb : AttachMode::native,
-                                       .transmit = false});
+                                       .transmit = false,
+                                       .multi_buffer = o.frags});
   Queue& queue = port.queues().front();
 
   std::string write_error;
@@ -63,8 +68,20 @@ int run_dump(const DumpOptions& o) {
       writer.write(reinterpret_cast<const std::uint8_t*>(f.data().data()), f.size(), now);
     }
   };
+  // -F: a packet's fragments, joined into one record.
+  std::vector<std::uint8_t> joined;
+  const auto capture_packets = [&](std::span<Packet> packets) {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    for (const Packet& p : packets) {
+      if (o.count != 0 && writer.frames() >= o.count) return;
+      joined.resize(p.size());
+      p.copy_to(std::as_writable_bytes(std::span(joined)));
+      writer.write(joined.data(), p.size(), now);
+    }
+  };
   while ((o.count == 0 || writer.frames() < o.count) && !signals.requested()) {
-    if (queue.receive(capture) != 0) continue;
+    if ((o.frags ? queue.receive_packets(capture_packets) : queue.receive(capture)) != 0) continue;
     try {
       writer.flush();  // idle: what is captured reaches the file (and a closed pipe shows)
     } catch (const std::runtime_error& e) {
@@ -81,12 +98,19 @@ int run_dump(const DumpOptions& o) {
     }
   }
   const QueueStats stats = queue.stats();
-  std::fprintf(stderr, "dump: %llu frames from %s to %s (kernel dropped %llu, ring full %llu",
-               static_cast<unsigned long long>(writer.frames()), queue.name().c_str(),
+  std::fprintf(stderr, "dump: %llu %s from %s to %s (kernel dropped %llu, ring full %llu",
+               static_cast<unsigned long long>(writer.frames()), o.frags ? "packets" : "frames",
+               queue.name().c_str(),
                o.file == "-" ? "standard output" : o.file.c_str(),
                static_cast<unsigned long long>(stats.kernel.rx_dropped),
                static_cast<unsigned long long>(stats.kernel.rx_ring_full));
-  std::fprintf(stderr, ", bad descriptors %llu)\n", static_cast<unsigned long long>(stats.refused));
+  std::fprintf(stderr, ", bad descriptors %llu", static_cast<unsigned long long>(stats.refused));
+  if (o.frags) {
+    std::fprintf(stderr, ", fragments %llu, invalid chains %llu",
+                 static_cast<unsigned long long>(stats.received),
+                 static_cast<unsigned long long>(stats.invalid_chains));
+  }
+  std::fprintf(stderr, ")\n");
   if (!write_error.empty()) throw std::runtime_error(write_error);
   // Every frame where the queue says it is: a leak would have shown as a shrinking capture.
   if (const FrameAccount a = queue.account(); a.total() != queue.frames() || queue.ledger().errors()) {

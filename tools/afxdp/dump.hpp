@@ -17,6 +17,7 @@ struct DumpOptions {
   std::string file;         // -w: "-" is standard output
   std::uint64_t count = 0;  // -C: 0 is until interrupted
   bool skb = false;         // -S: attach in skb (generic) mode instead of native
+  bool frags = false;       // -F: multi-buffer, one record per whole packet
 };
 
 // Adds the `dump` sub-app with its options bound to `options` (pure: no syscalls).

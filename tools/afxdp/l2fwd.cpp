@@ -1,5 +1,6 @@
 #include "l2fwd.hpp"
 
+#include "frame_fit.hpp"
 #include "packet.hpp"
 
 #include <memory>
@@ -26,11 +27,31 @@ void l2fwd_loop(Queue& q, std::stop_token stop, const QueueContext& c) {
   if (!stop.stop_requested()) q.drain(std::chrono::seconds(1));
 }
 
+void l2fwd_packets_loop(Queue& q, std::stop_token stop, const QueueContext& c) {
+  while (!stop.stop_requested()) {
+    const std::uint32_t claimed = c.budget.claim(c.options.batch);
+    if (claimed == 0) break;
+    std::uint32_t packets = 0;
+    const std::uint32_t n = q.serve_packets(
+        [&](Packet& packet) {
+          ++packets;
+          return SwapMacs{}(packet);
+        },
+        claimed);
+    c.budget.refund(claimed - packets);
+    if (n == 0) q.wait(c.idle_timeout);
+  }
+  if (!stop.stop_requested()) q.drain(std::chrono::seconds(1));
+}
+
 Command add_l2fwd(CLI::App& parent) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* app = add_bench_subcommand(parent, *options, Benchmark::l2fwd,
                                        "send every frame back out, MAC addresses swapped");
-  return {app, [options] { return run_benchmark(*options, l2fwd_loop); }};
+  return {app, [options] {
+            check_frame_fits_mtu(options->interface, options->frame_size, options->frags);
+            return run_benchmark(*options, options->frags ? l2fwd_packets_loop : l2fwd_loop);
+          }};
 }
 
 }  // namespace afxdp::tool

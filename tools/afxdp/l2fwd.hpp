@@ -12,6 +12,8 @@ Command add_l2fwd(CLI::App& parent);
 // The per-packet step of l2fwd: swap the MAC addresses, or drop a runt.
 struct SwapMacs {
   Verdict operator()(Frame& frame) const noexcept;
+  // -F: the Ethernet header is in the first fragment; the chain goes back whole.
+  Verdict operator()(Packet& packet) const noexcept { return (*this)(packet[0]); }
 };
 
 void l2fwd_loop(Queue& queue, std::stop_token stop, const QueueContext& context);

@@ -113,8 +113,57 @@ TxFrames tx_frames(const BenchOptions& o) {
   return frames;
 }
 
+namespace {
+
+// -F with -s beyond a frame: each packet is a chain of frames, copied in per packet (each
+// fragment holds other bytes, so they cannot be written once).
+void txpush_chains_loop(Queue& q, std::stop_token stop, const QueueContext& c,
+                        const std::vector<std::uint8_t>& packet) {
+  const BenchOptions& o = c.options;
+  TokenBucket bucket(c.rate, o.batch);
+  const auto size = static_cast<std::uint32_t>(packet.size());
+  const std::uint32_t per_packet = (size + o.frame_size - 1) / o.frame_size;
+  const std::uint32_t most = std::max<std::uint32_t>(1, max_batch / per_packet);
+  while (!stop.stop_requested()) {
+    std::uint32_t n = std::min(o.batch, most);
+    if (bucket.limited()) n = bucket.available(n);
+    n = c.budget.claim(n);
+    if (n == 0) {
+      if (c.budget.exhausted()) break;
+      const auto wait = bucket.until_next();
+      if (wait > std::chrono::microseconds(50)) {
+        std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(10)));
+      }
+      q.flush();
+      continue;
+    }
+    TxBatch batch = q.allocate(n * per_packet);
+    std::uint32_t sent = 0;
+    while (sent < n && batch.size() >= per_packet) {
+      for (std::uint32_t k = 0; k < per_packet; ++k) {
+        Frame& f = batch[k];
+        const std::uint32_t at = k * o.frame_size;
+        const std::uint32_t length = std::min(o.frame_size, size - at);
+        f.resize(length);
+        std::memcpy(f.data().data(), packet.data() + at, length);
+      }
+      if (batch.send_packet(per_packet) == 0) break;  // tx full: the rest go back to the pool
+      ++sent;
+    }
+    c.budget.refund(n - sent);
+    bucket.spend(sent);
+    if (sent == 0) q.wait(c.idle_timeout);
+  }
+  if (!stop.stop_requested()) q.drain(std::chrono::seconds(5));
+}
+
+}  // namespace
+
 void txpush_loop(Queue& q, std::stop_token stop, const QueueContext& c, const TxFrames& frames) {
   const BenchOptions& o = c.options;
+  if (frames.replay.empty() && frames.packet.size() > o.frame_size) {
+    return txpush_chains_loop(q, std::move(stop), c, frames.packet);
+  }
   TokenBucket bucket(c.rate, o.batch);
   const bool replaying = !frames.replay.empty();
   const auto length = static_cast<std::uint32_t>(frames.packet.size());
@@ -167,7 +216,10 @@ Command add_txpush(CLI::App& parent) {
                   txpush_loop(q, std::move(stop), c, frames);
                 },
                 [&](Port& port) {
-                  if (frames.replay.empty()) write_packet(port, frames.packet);
+                  // A packet of one frame is written once; chains are copied in per packet.
+                  if (frames.replay.empty() && frames.packet.size() <= options->frame_size) {
+                    write_packet(port, frames.packet);
+                  }
                 });
           }};
 }

@@ -42,6 +42,9 @@ struct LoopbackConfig {
   bool need_wakeup = true;
   std::uint32_t tx_budget = 32;     // descriptors one kick sends, as copy mode's sendto()
   bool shared_umem = false;         // one UMEM for every queue: forward() without copying
+  // XDP_USE_SG: inject() splits a frame larger than one UMEM frame into a chain of fragments, as
+  // the kernel does, and tx chains (XDP_PKT_CONTD) go out as one frame.
+  bool multi_buffer = false;
 };
 
 class Loopback {
@@ -57,7 +60,9 @@ class Loopback {
   // Receive one frame on `queue` as the kernel does: take a fill entry (or a buffer the kernel
   // kept), copy the bytes at XDP_PACKET_HEADROOM + headroom, publish rx. False when it cannot,
   // counted where XDP_STATISTICS counts it: too long (rx_dropped), fill ring empty
-  // (rx_fill_ring_empty_descs and rx_dropped), rx ring full (rx_ring_full).
+  // (rx_fill_ring_empty_descs and rx_dropped), rx ring full (rx_ring_full). With multi_buffer a
+  // longer frame takes as many fill entries as it needs (at most max_fragments) and is
+  // published as one chain, or not at all.
   bool inject(std::uint32_t queue, std::span<const std::byte> frame);
   // The frames sent on `queue` since the last call, in order, byte for byte; their completions
   // are published (unless delay_completions is on).

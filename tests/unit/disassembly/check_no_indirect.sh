@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check_no_indirect.sh BINARY: no indirect call or jump (call *, jmp *, a retpoline thunk) in the
-# machine code of the probe functions that run Queue::serve, forward and receive with a handler;
+# machine code of the probe functions that run Queue::serve, forward and receive (and the
+# multi-buffer serve_packets, receive_packets) with a handler;
 # and the check itself must catch the control probe, whose handler is called through a pointer.
 set -euo pipefail
 binary=$1
@@ -11,7 +12,8 @@ body() {  # the disassembly of one function
 }
 
 status=0
-for probe in afxdp_probe_serve afxdp_probe_forward afxdp_probe_receive; do
+for probe in afxdp_probe_serve afxdp_probe_forward afxdp_probe_receive \
+             afxdp_probe_serve_packets afxdp_probe_receive_packets; do
   code=$(body "$probe")
   if [ -z "$code" ]; then
     echo "$probe: not found in $binary" >&2

@@ -39,6 +39,18 @@ __attribute__((noinline, used)) std::uint32_t afxdp_probe_receive(afxdp::Queue& 
   });
 }
 
+// Multi-buffer: the packet paths, with the handler inlined the same way.
+__attribute__((noinline, used)) std::uint32_t afxdp_probe_serve_packets(afxdp::Queue& q) {
+  return q.serve_packets([](afxdp::Packet& p) { return SwapMacs{}(p[0]); });
+}
+
+__attribute__((noinline, used)) std::uint32_t afxdp_probe_receive_packets(afxdp::Queue& q,
+                                                                         std::uint64_t& bytes) {
+  return q.receive_packets([&](std::span<afxdp::Packet> packets) {
+    for (const afxdp::Packet& p : packets) bytes += p.size();
+  });
+}
+
 // The check's own control: a handler called through a pointer must be caught.
 using Handler = afxdp::Verdict (*)(afxdp::Frame&);
 __attribute__((noinline, used)) std::uint32_t afxdp_probe_control(afxdp::Queue& q,
@@ -58,6 +70,8 @@ int main(int argc, char**) {
     afxdp_probe_forward(lb.port().queues()[0], lb.port().queues()[1]);
     afxdp_probe_receive(lb.port().queues()[0], bytes);
     afxdp_probe_control(lb.port().queues()[0], &h);
+    afxdp_probe_serve_packets(lb.port().queues()[0]);
+    afxdp_probe_receive_packets(lb.port().queues()[0], bytes);
   }
   return 0;
 }
