@@ -233,9 +233,14 @@ bool Queue::wait(std::chrono::milliseconds timeout) noexcept {
     wake_rx();
     return rx_ready();
   }
+  // Completions are collected while waiting: a frame sent back is lent for receiving again
+  // as soon as the kernel is done with it, not after the next batch arrives (a forwarder's
+  // fill ring runs short otherwise).
   while (!idle_.give_up_cpu()) {
+    if (tx_in_flight_ != 0) complete();
     if (rx_ready()) return true;
   }
+  if (tx_in_flight_ != 0) complete();
   if (timeout.count() == 0) {
     IdleWait::yield();
     return rx_ready();
