@@ -98,16 +98,6 @@ Mac to_mac(const std::vector<std::uint8_t>& bytes) {
   return mac;
 }
 
-unsigned interface_mtu(const std::string& interface) {
-  ifreq request{};
-  std::strncpy(request.ifr_name, interface.c_str(), IFNAMSIZ - 1);
-  auto fd = detail::UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
-  if (::ioctl(fd.get(), SIOCGIFMTU, &request) != 0) {
-    detail::throw_errno(errno, "SIOCGIFMTU on " + interface);
-  }
-  return static_cast<unsigned>(request.ifr_mtu);
-}
-
 std::uint64_t tx_packets(unsigned ifindex) { return interface_link(ifindex).tx_packets; }
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
