@@ -435,7 +435,6 @@ Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
   ChainTake t;
   std::uint32_t used = 0;   // frames_ holding fragments of good packets and of the open chain
   std::uint32_t first = 0;  // the open chain's first frame
-  std::uint32_t bytes = 0;
   std::uint32_t run = 0;
   bool bad = false;
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -452,13 +451,12 @@ Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
     ++run;
     if (ok) {
       ++used;
-      bytes += desc.len;
     } else {
       bad = true;
     }
     if (more && run < max_fragments) continue;
     if (!more && !bad) [[likely]] {
-      packets_[t.packets++] = Packet(&frames_[first], used - first, bytes);
+      packets_[t.packets++] = Packet(&frames_[first], used - first);
     } else {
       // Refused whole: too long (its tail follows, refused too) or with a bad descriptor.
       for (std::uint32_t j = first; j < used; ++j) chunks_[t.refused++] = chunk_of(frames_[j].address_);
@@ -467,7 +465,6 @@ Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
       detail::QueueCounters::add(counters_.invalid_chains, 1);
     }
     first = used;
-    bytes = 0;
     run = 0;
     bad = false;
   }
