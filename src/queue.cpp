@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <thread>
 #include <vector>
@@ -175,7 +176,21 @@ void Queue::wake_rx() noexcept {
   wake_result(::recvfrom(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, nullptr) >= 0 ? 0 : errno);
 }
 
-int Queue::poll(short events, int timeout_ms) noexcept {
+namespace {
+// ppoll's timeout: null (no limit) for a negative one.
+struct PollTimeout {
+  explicit PollTimeout(std::chrono::nanoseconds timeout) noexcept {
+    if (timeout.count() < 0) return;
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+    spec = {static_cast<time_t>(seconds.count()), static_cast<long>((timeout - seconds).count())};
+    pointer = &spec;
+  }
+  timespec spec{};
+  const timespec* pointer = nullptr;
+};
+}  // namespace
+
+int Queue::poll(short events, std::chrono::nanoseconds timeout) noexcept {
   detail::QueueCounters::add(counters_.polls, 1);
   if (loopback_ != nullptr) {
     // No timing model: the loopback's state changes only when the test acts, so do not sleep.
@@ -183,7 +198,8 @@ int Queue::poll(short events, int timeout_ms) noexcept {
     return rx_ready() ? POLLIN : 0;
   }
   pollfd entry{fd_, events, 0};
-  const int rc = ::poll(&entry, 1, timeout_ms);
+  const PollTimeout limit(timeout);
+  const int rc = ::ppoll(&entry, 1, limit.pointer, nullptr);
   if (rc < 0) {
     wake_result(errno);
     return 0;
@@ -209,7 +225,7 @@ bool Queue::drain(std::chrono::milliseconds timeout) noexcept {
   }
 }
 
-bool Queue::wait(std::chrono::milliseconds timeout) noexcept {
+bool Queue::wait(std::chrono::nanoseconds timeout) noexcept {
   if (tx_ != nullptr && tx_in_flight_ != 0) {
     if (tx_->outstanding() != 0) {
       kick_tx();
@@ -224,7 +240,7 @@ bool Queue::wait(std::chrono::milliseconds timeout) noexcept {
         IdleWait::yield();
         return false;
       }
-      return poll(POLLOUT, static_cast<int>(timeout.count())) != 0;
+      return poll(POLLOUT, timeout) != 0;
     }
   }
   if (rx_ == nullptr) return false;
@@ -245,10 +261,10 @@ bool Queue::wait(std::chrono::milliseconds timeout) noexcept {
     IdleWait::yield();
     return rx_ready();
   }
-  return (poll(POLLIN, static_cast<int>(timeout.count())) & POLLIN) != 0;
+  return (poll(POLLIN, timeout) & POLLIN) != 0;
 }
 
-bool wait_any(std::span<Queue* const> queues, std::chrono::milliseconds timeout) noexcept {
+bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) noexcept {
   if (queues.empty()) return false;
   if (queues.size() == 1) return queues[0]->wait(timeout);
   bool ready = false;
@@ -274,7 +290,8 @@ bool wait_any(std::span<Queue* const> queues, std::chrono::milliseconds timeout)
   fds.reserve(queues.size());
   for (Queue* q : queues) fds.push_back({q->fd_, POLLIN, 0});
   for (Queue* q : queues) detail::QueueCounters::add(q->counters_.polls, 1);
-  return ::poll(fds.data(), fds.size(), static_cast<int>(timeout.count())) > 0;
+  const PollTimeout limit(timeout);
+  return ::ppoll(fds.data(), fds.size(), limit.pointer, nullptr) > 0;
 }
 
 QueueStats Queue::stats() const {
