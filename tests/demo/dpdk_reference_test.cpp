@@ -1,8 +1,8 @@
 // testpmd beside ours (dpdk_reference.hpp): reading its statistics, its command line, which
 // cells it plays, finding it, and the "vs" ratios the demo shows (demo_versus.hpp).
+#include "dpdk_reference.hpp"
 #include "demo.hpp"
 #include "demo_versus.hpp"
-#include "dpdk_reference.hpp"
 
 #include <gtest/gtest.h>
 
@@ -43,7 +43,8 @@ Logical Core 1 (socket 0) forwards packets on 1 streams:
       TX desc=0 - TX free threshold=0
       TX threshold registers: pthresh=0 hthresh=0  wthresh=0
       TX offloads=0x0 - TX RS bit threshold=0
-)" "\x1b[2J\x1b[1;1H"
+)"
+    "\x1b[2J\x1b[1;1H"
     R"(
 Port statistics ====================================
   ######################## NIC statistics for port 0  ########################
@@ -56,7 +57,8 @@ Port statistics ====================================
   Rx-pps:            0          Rx-bps:            0
   Tx-pps:            0          Tx-bps:            0
   ############################################################################
-)" "\x1b[2J\x1b[1;1H"
+)"
+    "\x1b[2J\x1b[1;1H"
     R"(
 Port statistics ====================================
   ######################## NIC statistics for port 0  ########################
@@ -69,7 +71,8 @@ Port statistics ====================================
   Rx-pps:        38514          Rx-bps:     18486920
   Tx-pps:            0          Tx-bps:            0
   ############################################################################
-)" "\x1b[2J\x1b[1;1H"
+)"
+    "\x1b[2J\x1b[1;1H"
     R"(
 Port statistics ====================================
   ######################## NIC statistics for port 0  ########################
@@ -141,7 +144,8 @@ TEST(TestpmdArgs, OneCellInTestpmdsArguments) {
   DemoCell cell;
   cell.benchmark = "rxdrop";
   cell.mode = "native";
-  const std::vector<std::string> rx = afxdp::tool::testpmd_args(cell, "demob", {2, 3}, "02:00:00:00:00:02");
+  const std::vector<std::string> rx =
+      afxdp::tool::testpmd_args(cell, "demob", {2, 3}, "02:00:00:00:00:02");
   const auto has = [](const std::vector<std::string>& args, const std::string& arg) {
     return std::find(args.begin(), args.end(), arg) != args.end();
   };
@@ -155,21 +159,25 @@ TEST(TestpmdArgs, OneCellInTestpmdsArguments) {
   EXPECT_TRUE(has(rx, "--no-huge"));
   EXPECT_TRUE(has(rx, "--no-shconf"));
   EXPECT_TRUE(has(rx, "afxdp-demo")) << "--file-prefix: a runtime directory of ours to remove";
-  EXPECT_TRUE(has(rx, "net_af_xdp0,iface=demob,start_queue=0,queue_count=1,force_copy=1,busy_budget=0"));
+  EXPECT_TRUE(
+      has(rx, "net_af_xdp0,iface=demob,start_queue=0,queue_count=1,force_copy=1,busy_budget=0"));
   EXPECT_TRUE(has(rx, "--forward-mode=rxonly"));
   EXPECT_TRUE(has(rx, "--stats-period=1"));
   EXPECT_FALSE(has(rx, "--eth-peer=0,02:00:00:00:00:02"));
   // EAL's arguments, then "--", then testpmd's.
   const auto split = std::find(rx.begin(), rx.end(), "--");
   ASSERT_NE(split, rx.end());
-  EXPECT_LT(split - rx.begin(), std::find(rx.begin(), rx.end(), "--forward-mode=rxonly") - rx.begin());
+  EXPECT_LT(split - rx.begin(),
+            std::find(rx.begin(), rx.end(), "--forward-mode=rxonly") - rx.begin());
 
   cell.benchmark = "txpush";
   cell.busy_poll = true;
-  const std::vector<std::string> tx = afxdp::tool::testpmd_args(cell, "demob", {0, 1}, "02:00:00:00:00:02");
+  const std::vector<std::string> tx =
+      afxdp::tool::testpmd_args(cell, "demob", {0, 1}, "02:00:00:00:00:02");
   EXPECT_TRUE(has(tx, "--forward-mode=txonly"));
   EXPECT_TRUE(has(tx, "--eth-peer=0,02:00:00:00:00:02"));
-  EXPECT_TRUE(has(tx, "net_af_xdp0,iface=demob,start_queue=0,queue_count=1,force_copy=1,busy_budget=64"));
+  EXPECT_TRUE(
+      has(tx, "net_af_xdp0,iface=demob,start_queue=0,queue_count=1,force_copy=1,busy_budget=64"));
   cell.benchmark = "l2fwd";
   EXPECT_TRUE(has(afxdp::tool::testpmd_args(cell, "demob", {0, 1}, "x"), "--forward-mode=macswap"));
 }

@@ -217,7 +217,8 @@ void measure_reference(DemoCell& cell, const Child* app, int code, const lab::Ve
       }
     }
     cell.measured = false;
-    cell.error = cell.tool + " left its XDP program attached (exit code " + std::to_string(code) + ")";
+    cell.error =
+        cell.tool + " left its XDP program attached (exit code " + std::to_string(code) + ")";
     return;
   }
   if (app == nullptr) return;

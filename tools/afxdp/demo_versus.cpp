@@ -5,9 +5,10 @@ namespace afxdp::tool {
 double afxdp_over(const std::vector<DemoCell>& cells, const DemoCell& reference) {
   if (!reference.measured || reference.mpps <= 0) return 0;
   for (const DemoCell& ours : cells) {
-    if (ours.tool == "afxdp" && ours.benchmark == reference.benchmark && ours.poll == reference.poll &&
-        ours.busy_poll == reference.busy_poll && ours.mode == reference.mode &&
-        ours.cores == reference.cores && ours.queues == reference.queues) {
+    if (ours.tool == "afxdp" && ours.benchmark == reference.benchmark &&
+        ours.poll == reference.poll && ours.busy_poll == reference.busy_poll &&
+        ours.mode == reference.mode && ours.cores == reference.cores &&
+        ours.queues == reference.queues) {
       return ours.measured ? ours.mpps / reference.mpps : 0;
     }
   }

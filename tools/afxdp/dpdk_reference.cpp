@@ -17,7 +17,8 @@ namespace {
 
 bool executable_file(const std::string& path) {
   struct stat info {};
-  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(path.c_str(), X_OK) == 0;
+  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+         ::access(path.c_str(), X_OK) == 0;
 }
 
 // The last line of `text` with something on it ("" when none).
@@ -67,17 +68,20 @@ bool has_dpdk_twin(const DemoCell& cell) {
 std::vector<std::string> testpmd_args(const DemoCell& cell, const std::string& interface,
                                       DemoCpus cpus, const std::string& peer_mac) {
   // busy_budget=0 turns the driver's preferred busy polling (on by default) off.
-  const std::string vdev = "net_af_xdp0,iface=" + interface +
-                           ",start_queue=0,queue_count=1,force_copy=1,busy_budget=" +
-                           (cell.busy_poll ? "64" : "0");
-  const char* mode = cell.benchmark == "rxdrop" ? "rxonly" : cell.benchmark == "txpush" ? "txonly" : "macswap";
+  const std::string vdev =
+      "net_af_xdp0,iface=" + interface +
+      ",start_queue=0,queue_count=1,force_copy=1,busy_budget=" + (cell.busy_poll ? "64" : "0");
+  const char* mode = cell.benchmark == "rxdrop"   ? "rxonly"
+                     : cell.benchmark == "txpush" ? "txonly"
+                                                  : "macswap";
   // lcore ids are CPU numbers here (-l): the main one on the source's CPU, forwarding on the app's.
-  std::vector<std::string> args{"-l", std::to_string(cpus.source) + "," + std::to_string(cpus.app),
-                                "--main-lcore", std::to_string(cpus.source), "--no-pci", "--no-huge",
-                                "--no-shconf", "--no-telemetry", "--file-prefix", testpmd_prefix,
-                                "-m", "256", "--vdev", vdev, "--",
-                                std::string("--forward-mode=") + mode, "--nb-cores=1",
-                                "--total-num-mbufs=16384", "--stats-period=1"};
+  const std::string source = std::to_string(cpus.source);
+  std::vector<std::string> args{"-l", source + "," + std::to_string(cpus.app), "--main-lcore",
+                                source};
+  args.insert(args.end(), {"--no-pci", "--no-huge", "--no-shconf", "--no-telemetry",
+                           "--file-prefix", testpmd_prefix, "-m", "256", "--vdev", vdev, "--"});
+  args.insert(args.end(), {std::string("--forward-mode=") + mode, "--nb-cores=1",
+                           "--total-num-mbufs=16384", "--stats-period=1"});
   if (cell.benchmark == "txpush") args.push_back("--eth-peer=0," + peer_mac);
   return args;
 }
@@ -121,8 +125,8 @@ void run_testpmd(DemoCell& cell, const std::string& program, const std::string& 
     }
   } remove_runtime_dir{had_root};
   // Not ours: started with SIGTERM deliverable, as its handler expects (Child's default holds it).
-  Child app(testpmd_args(cell, interface, cpus, peer_mac), program,
-            {"env"}, Child::OnTimeout::terminate, Child::Signals::open);
+  Child app(testpmd_args(cell, interface, cpus, peer_mac), program, {"env"},
+            Child::OnTimeout::terminate, Child::Signals::open);
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   bool forwarding = false;
   while (!forwarding && std::chrono::steady_clock::now() < give_up && !app.exited(5)) {
@@ -131,7 +135,8 @@ void run_testpmd(DemoCell& cell, const std::string& program, const std::string& 
   const auto start = std::chrono::steady_clock::now();
   if (!forwarding) {
     const int code = app.wait(1000);
-    const std::string why = last_line(app.err()).empty() ? last_line(app.out()) : last_line(app.err());
+    const std::string why =
+        last_line(app.err()).empty() ? last_line(app.out()) : last_line(app.err());
     cell.error = "testpmd: " + (why.empty() ? "exit code " + std::to_string(code) : why);
     return;
   }
