@@ -150,7 +150,7 @@ void run_testpmd(DemoCell& cell, const std::string& program, const std::string& 
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const int code = app.wait(15000);
-  // 22.11 re-raises the signal after its clean-up: killed by SIGTERM is its normal end.
+  // 22.11.11 exits 0 after its clean-up; releases that re-raise the signal end by SIGTERM.
   if (died || (code != 0 && code != 128 + SIGTERM)) {
     const std::string why = last_line(app.err());
     cell.error = "testpmd: " + (why.empty() ? "exit code " + std::to_string(code) : why);
