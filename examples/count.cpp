@@ -16,7 +16,7 @@ int main() try {
   example::Sender peer(net, 2, 1000);              // 1000 frames from each CPU, into the far end
 
   std::atomic<std::uint64_t> frames{0}, bytes{0};
-  const auto count = [&](afxdp::Queue& q, std::stop_token stop) {  // on a thread of its own
+  const auto count = [&](afxdp::Queue& q, const std::stop_token& stop) {  // on a thread of its own
     while (!stop.stop_requested()) {
       std::uint64_t size = 0;
       const std::uint32_t n = q.receive([&](std::span<afxdp::Frame> batch) {

@@ -55,8 +55,8 @@ class Network {
   }
   explicit Network(const char* program) : Network(program, NetworkConfig{}) {}
 
-  const std::string& interface(std::size_t i = 0) const { return pairs_.at(i).b(); }
-  const std::string& peer(std::size_t i = 0) const { return pairs_.at(i).a(); }
+  [[nodiscard]] const std::string& interface(std::size_t i = 0) const { return pairs_.at(i).b(); }
+  [[nodiscard]] const std::string& peer(std::size_t i = 0) const { return pairs_.at(i).a(); }
 
  private:
   std::vector<afxdp::lab::VethPair> pairs_;
@@ -84,9 +84,9 @@ class Sender {
   ~Sender() {
     for (std::thread& t : threads_) t.join();
   }
-  std::uint32_t sent() const { return sent_.load(); }
+  [[nodiscard]] std::uint32_t sent() const { return sent_.load(); }
   // Every frame sent, and `received` of them seen (or the time is up).
-  bool done(std::uint64_t received) const {
+  [[nodiscard]] bool done(std::uint64_t received) const {
     if (Clock::now() > deadline_) return true;
     return finished_.load() == senders_ && received >= sent_.load();
   }
@@ -152,8 +152,8 @@ class Peer {
           done_ = true;
         }) {}
   ~Peer() { thread_.join(); }
-  bool done() const { return done_.load(); }
-  bool passed() const { return done() && passed_; }
+  [[nodiscard]] bool done() const { return done_.load(); }
+  [[nodiscard]] bool passed() const { return done() && passed_; }
   // One line per flow: sent and arrived.
   void report(const char* program) const {
     if (!done()) return;  // still running (the example was stopped early)
@@ -199,7 +199,8 @@ class Peer {
     passed_ = all;
   }
 
-  bool arrived_as_expected(const Flow& f, const std::vector<std::uint8_t>& frame) const {
+  [[nodiscard]] bool arrived_as_expected(const Flow& f,
+                                         const std::vector<std::uint8_t>& frame) const {
     std::uint32_t sequence = 0;
     return afxdp::lab::check_test_frame(frame.data(), frame.size(), sequence) &&
            sequence >= f.first && sequence < f.first + count_ &&

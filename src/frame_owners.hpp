@@ -15,7 +15,7 @@ struct FrameOwners {
   std::uint64_t span = 1;
   std::vector<Queue*> queues;
 
-  Queue* owner_of(std::uint64_t chunk) const noexcept {
+  [[nodiscard]] Queue* owner_of(std::uint64_t chunk) const noexcept {
     const std::uint64_t i = (chunk - first) / span;
     return chunk >= first && i < queues.size() ? queues[i] : nullptr;
   }

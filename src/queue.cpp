@@ -107,8 +107,7 @@ std::uint64_t Queue::nearest_frame(std::uint64_t chunk) const noexcept {
 
 void Queue::top_up_fill() noexcept {
   std::uint32_t n = std::min(fill_target_ - fill_side_, pool_.available());
-  n = std::min(n, fill_->free_slots(n));
-  fill_->reserve(n);
+  n = fill_->reserve(std::min(n, fill_->free_slots(n)));  // what fits, then all of it
   for (std::uint32_t i = 0; i < n; ++i) {
     fill_->at(i) = pool_.take();
     record(fill_->at(i), FramePlace::free, FramePlace::fill);
@@ -335,7 +334,7 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
     q.kick_tx();
     n = std::min(n, q.tx_->free_slots(n));
   }
-  q.tx_->reserve(n);
+  n = q.tx_->reserve(n);  // all n: they fit
   std::uint32_t sent = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const Frame& f = frames_[next_ + i];
@@ -364,16 +363,17 @@ std::uint32_t TxBatch::send_packet(std::uint32_t fragments) {
     return 0;
   }
   Queue& q = *queue_;
-  if (q.tx_->free_slots(fragments) < fragments) {
+  if (q.tx_->reserve(fragments) == 0) {
     detail::QueueCounters::add(q.counters_.tx_full, 1);
     q.kick_tx();
-    if (q.tx_->free_slots(fragments) < fragments) return 0;
+    if (q.tx_->reserve(fragments) == 0) return 0;
   }
   Frame* const first = frames_ + next_;
   next_ += fragments;
   q.held_ -= fragments;  // out of the open batch, sent or refused
   // An empty descriptor is invalid, and the kernel drops the whole chain without completing it.
   if (std::any_of(first, first + fragments, [](const Frame& f) { return f.size() == 0; })) {
+    q.tx_->cancel(fragments);
     for (std::uint32_t k = 0; k < fragments; ++k) {
       q.pool_.give(first[k].address());
       q.record(first[k].address(), FramePlace::application, FramePlace::free);
@@ -381,7 +381,6 @@ std::uint32_t TxBatch::send_packet(std::uint32_t fragments) {
     detail::QueueCounters::add(q.counters_.refused, fragments);
     return fragments;
   }
-  q.tx_->reserve(fragments);
   for (std::uint32_t k = 0; k < fragments; ++k) {
     const std::uint32_t options = k + 1 < fragments ? uapi::xdp_pkt_contd : 0U;
     q.tx_->at(k) = xdp_desc{first[k].address(), first[k].size(), options};

@@ -45,7 +45,7 @@ class BlockStopSignals {
 };
 
 // A queue's failure as the one error run_per_queue throws: it names the interface and queue.
-std::system_error queue_failure(const Queue& queue, std::exception_ptr error) {
+std::system_error queue_failure(const Queue& queue, const std::exception_ptr& error) {
   const std::string where = queue.name() + ": ";
   try {
     std::rethrow_exception(error);

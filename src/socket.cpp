@@ -36,6 +36,70 @@ void enable_busy_poll(int fd, const SocketConfig& c, const std::string& context)
                      context);
 }
 
+void require_queue_exists(const SocketConfig& c) {
+  const std::uint32_t queues = interface_rx_queues(c.interface);
+  if (queues != 0 && c.queue >= queues) {
+    throw std::invalid_argument("queue: " + c.interface + " has " + std::to_string(queues) +
+                                " rx queue(s), so queue " + std::to_string(c.queue) +
+                                " does not exist");
+  }
+}
+
+// " (driver veth)", or nothing when the driver is unknown.
+std::string driver_note(const std::string& interface) {
+  const std::string driver = interface_driver(interface);
+  return driver.empty() ? "" : " (driver " + driver + ")";
+}
+
+// A refused bind, named: a missing feature (multi-buffer, zero-copy) says which one.
+[[noreturn]] void throw_bind_error(int error, const SocketConfig& c, bool shares,
+                                   const std::string& context) {
+  const bool unsupported = error == EOPNOTSUPP || error == EINVAL;
+  if (unsupported && c.multi_buffer && !shares) {
+    // Kernels before 6.6 refuse the unknown flag (EINVAL); zero-copy drivers without
+    // multi-buffer support refuse it (EOPNOTSUPP).
+    const char* what = c.mode == BindMode::native_zero_copy
+                           ? "zero-copy multi-buffer (XDP_ZEROCOPY with XDP_USE_SG)"
+                           : "multi-buffer (XDP_USE_SG)";
+    detail::throw_errno(error, "bind(" + context + ", XDP_USE_SG): " + what +
+                                   " is not supported by " + c.interface +
+                                   driver_note(c.interface) + " or this kernel (Linux 6.6+)");
+  }
+  if (unsupported && c.mode == BindMode::native_zero_copy) {
+    detail::throw_errno(error, "bind(" + context +
+                                   ", XDP_ZEROCOPY): zero-copy is not supported by " + c.interface +
+                                   driver_note(c.interface) + "; use copy mode instead");
+  }
+  detail::throw_errno(error, "bind(" + context + ")");
+}
+
+// Bind `fd` to (ifindex, c.queue); shared_umem_fd is the Umem's bound fd for a sharing socket,
+// -1 for the first.
+void bind_socket(int fd, unsigned ifindex, const SocketConfig& c, int shared_umem_fd,
+                 const std::string& context) {
+  const bool shares = shared_umem_fd >= 0;
+  sockaddr_xdp address{};
+  address.sxdp_family = AF_XDP;
+  address.sxdp_ifindex = ifindex;
+  address.sxdp_queue_id = c.queue;
+  address.sxdp_flags = bind_flags(c.mode, c.need_wakeup, c.multi_buffer);
+  if (shares) {
+    // No other flag may go with XDP_SHARED_UMEM: xsk_bind refuses XDP_COPY, XDP_ZEROCOPY,
+    // XDP_USE_NEED_WAKEUP (and XDP_USE_SG) with EINVAL. Copy/zero-copy and need_wakeup are the
+    // first socket's: the same-queue socket uses its buffer pool, another queue's pool copies them.
+    address.sxdp_flags = XDP_SHARED_UMEM;
+    address.sxdp_shared_umem_fd = static_cast<std::uint32_t>(shared_umem_fd);
+  }
+  const auto* generic = reinterpret_cast<const sockaddr*>(&address);
+  int rc = ::bind(fd, generic, sizeof address);
+  if (rc != 0 && c.mode == BindMode::automatic && !shares) {
+    // No zero-copy here (or it was refused): copy mode.
+    address.sxdp_flags = static_cast<std::uint16_t>(address.sxdp_flags | XDP_COPY);
+    rc = ::bind(fd, generic, sizeof address);
+  }
+  if (rc != 0) throw_bind_error(errno, c, shares, context);
+}
+
 }  // namespace
 
 void validate(const SocketConfig& c) {
@@ -60,103 +124,22 @@ Socket::Socket(Umem& umem, const SocketConfig& config) : umem_(&umem), config_(c
   validate(config_);
   ifindex_ = interface_index(config_.interface);
   const std::string context = config_.interface + " queue " + std::to_string(config_.queue);
-  const std::uint32_t queues = interface_rx_queues(config_.interface);
-  if (queues != 0 && config_.queue >= queues) {
-    throw std::invalid_argument("queue: " + config_.interface + " has " + std::to_string(queues) +
-                                " rx queue(s), so queue " + std::to_string(config_.queue) +
-                                " does not exist");
-  }
-
+  require_queue_exists(config_);
   // The first socket binds the Umem's own fd; others open their own and share the Umem.
   const bool shares = umem.bound_;
-  if (!shares && !umem.fd_) umem.open_registered();  // an earlier reopen ran out of resources
-  if (shares) {
-    owned_fd_ = detail::UniqueFd::socket(AF_XDP, SOCK_RAW, 0);
-    fd_ = owned_fd_.get();
-  } else {
-    fd_ = umem.fd();
-  }
   const bool same_queue =
       shares && umem.bound_ifindex_ == ifindex_ && umem.bound_queue_ == config_.queue;
-  if (shares && !same_queue) {
-    // Another queue or device needs fill and completion rings of its own.
-    own_fill_.emplace();
-    own_completion_.emplace();
-    detail::make_umem_rings(fd_, umem.config().fill_size, umem.config().completion_size, context,
-                            *own_fill_, *own_completion_);
-  }
-
+  open_fd(shares, same_queue, context);
   // Rings and bind. The first socket does this on the Umem's own fd, and the kernel cannot take
   // rings back off a socket: after a failed bind (zero-copy refused, say) that fd could never
-  // bind again, so the Umem gets a fresh one and stays usable (ZeroCopy.RefusalLeaves... found
-  // the Umem spoiled). Sharing sockets fail on their own fd, which simply closes.
-  const auto make_rings_and_bind = [&] {
-    if (config_.rx_size != 0) {
-      detail::set_option(fd_, SOL_XDP, XDP_RX_RING, config_.rx_size, "XDP_RX_RING", context);
-    }
-    if (config_.tx_size != 0) {
-      detail::set_option(fd_, SOL_XDP, XDP_TX_RING, config_.tx_size, "XDP_TX_RING", context);
-    }
-    const xdp_mmap_offsets offsets = detail::mmap_offsets(fd_, context);
-    if (config_.rx_size != 0) {
-      rx_ = detail::map_ring<RxRing>(fd_, offsets.rx, config_.rx_size, sizeof(xdp_desc),
-                                     XDP_PGOFF_RX_RING, "rx ring");
-    }
-    if (config_.tx_size != 0) {
-      tx_ = detail::map_ring<TxRing>(fd_, offsets.tx, config_.tx_size, sizeof(xdp_desc),
-                                     XDP_PGOFF_TX_RING, "tx ring");
-    }
-
-    sockaddr_xdp address{};
-    address.sxdp_family = AF_XDP;
-    address.sxdp_ifindex = ifindex_;
-    address.sxdp_queue_id = config_.queue;
-    address.sxdp_flags = bind_flags(config_.mode, config_.need_wakeup, config_.multi_buffer);
-    if (shares) {
-      // No other flag may go with XDP_SHARED_UMEM: xsk_bind refuses XDP_COPY, XDP_ZEROCOPY,
-      // XDP_USE_NEED_WAKEUP (and XDP_USE_SG) with EINVAL. Copy/zero-copy and need_wakeup are the
-      // first socket's: the same-queue socket uses its buffer pool, another queue's pool copies
-      // them (the system test SharedUmem.* found need_wakeup here making every shared bind fail).
-      address.sxdp_flags = XDP_SHARED_UMEM;
-      address.sxdp_shared_umem_fd = static_cast<std::uint32_t>(umem.fd());
-    }
-    int rc = ::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address);
-    if (rc != 0 && config_.mode == BindMode::automatic && !shares) {
-      // No zero-copy here (or it was refused): copy mode.
-      address.sxdp_flags = static_cast<std::uint16_t>(address.sxdp_flags | XDP_COPY);
-      rc = ::bind(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address);
-    }
-    if (rc != 0) {
-      const int error = errno;
-      if (config_.multi_buffer && !shares && (error == EOPNOTSUPP || error == EINVAL)) {
-        // Kernels before 6.6 refuse the unknown flag (EINVAL); zero-copy drivers without
-        // multi-buffer support refuse it (EOPNOTSUPP).
-        const std::string driver = interface_driver(config_.interface);
-        detail::throw_errno(error, "bind(" + context + ", XDP_USE_SG): " +
-                                       (config_.mode == BindMode::native_zero_copy
-                                            ? "zero-copy multi-buffer (XDP_ZEROCOPY with XDP_USE_SG)"
-                                            : "multi-buffer (XDP_USE_SG)") +
-                                       " is not supported by " +
-                                       config_.interface +
-                                       (driver.empty() ? "" : " (driver " + driver + ")") +
-                                       " or this kernel (Linux 6.6+)");
-      }
-      if (config_.mode == BindMode::native_zero_copy && (error == EOPNOTSUPP || error == EINVAL)) {
-        const std::string driver = interface_driver(config_.interface);
-        detail::throw_errno(error, "bind(" + context + ", XDP_ZEROCOPY): zero-copy is not supported by " +
-                                       config_.interface +
-                                       (driver.empty() ? "" : " (driver " + driver + ")") +
-                                       "; use copy mode instead");
-      }
-      detail::throw_errno(error, "bind(" + context + ")");
-    }
-  };
-  // Everything up to the end can fail after bind: a first socket then hands the Umem a fresh fd,
-  // since its own, bound, would keep the queue (and the Umem) taken.
+  // bind again, so the Umem gets a fresh one and stays usable. Sharing sockets fail on their own
+  // fd, which simply closes. Everything up to the end can fail after bind: a first socket then
+  // hands the Umem a fresh fd, since its own, bound, would keep the queue (and the Umem) taken.
   try {
-    make_rings_and_bind();
-    const auto options = detail::get_option<xdp_options>(fd_, SOL_XDP, XDP_OPTIONS,
-                                                         "XDP_OPTIONS", context);
+    make_rings(context);
+    bind_socket(fd_, ifindex_, config_, shares ? umem.fd() : -1, context);
+    const auto options =
+        detail::get_option<xdp_options>(fd_, SOL_XDP, XDP_OPTIONS, "XDP_OPTIONS", context);
     zero_copy_ = (options.flags & XDP_OPTIONS_ZEROCOPY) != 0;
     if (config_.busy_poll) enable_busy_poll(fd_, config_, context);
   } catch (...) {
@@ -167,6 +150,47 @@ Socket::Socket(Umem& umem, const SocketConfig& config) : umem_(&umem), config_(c
     }
     throw;
   }
+  join_umem(shares, same_queue);
+}
+
+void Socket::open_fd(bool shares, bool same_queue, const std::string& context) {
+  Umem& umem = *umem_;
+  if (!shares) {
+    if (!umem.fd_) umem.open_registered();  // an earlier reopen ran out of resources
+    fd_ = umem.fd();
+    return;
+  }
+  owned_fd_ = detail::UniqueFd::socket(AF_XDP, SOCK_RAW, 0);
+  fd_ = owned_fd_.get();
+  if (!same_queue) {
+    // Another queue or device needs fill and completion rings of its own.
+    own_fill_.emplace();
+    own_completion_.emplace();
+    detail::make_umem_rings(fd_, umem.config().fill_size, umem.config().completion_size, context,
+                            *own_fill_, *own_completion_);
+  }
+}
+
+void Socket::make_rings(const std::string& context) {
+  if (config_.rx_size != 0) {
+    detail::set_option(fd_, SOL_XDP, XDP_RX_RING, config_.rx_size, "XDP_RX_RING", context);
+  }
+  if (config_.tx_size != 0) {
+    detail::set_option(fd_, SOL_XDP, XDP_TX_RING, config_.tx_size, "XDP_TX_RING", context);
+  }
+  const xdp_mmap_offsets offsets = detail::mmap_offsets(fd_, context);
+  if (config_.rx_size != 0) {
+    rx_ = detail::map_ring<RxRing>(fd_, offsets.rx, config_.rx_size, sizeof(xdp_desc),
+                                   XDP_PGOFF_RX_RING, "rx ring");
+  }
+  if (config_.tx_size != 0) {
+    tx_ = detail::map_ring<TxRing>(fd_, offsets.tx, config_.tx_size, sizeof(xdp_desc),
+                                   XDP_PGOFF_TX_RING, "tx ring");
+  }
+}
+
+void Socket::join_umem(bool shares, bool same_queue) noexcept {
+  Umem& umem = *umem_;
   if (!shares) {
     umem.bound_ = true;
     umem.bound_ifindex_ = ifindex_;

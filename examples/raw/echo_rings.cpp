@@ -31,7 +31,7 @@ void serve(afxdp::Socket& s) {
     s.completion().cancel(done - room);
     done = room;
   }
-  fill.reserve(done);
+  done = fill.reserve(done);  // all of them: they fit
   std::uint32_t back = 0;
   for (std::uint32_t i = 0; i < done; ++i) {
     const std::uint64_t chunk = umem.chunk_of(s.completion().at(i));
@@ -48,8 +48,8 @@ void serve(afxdp::Socket& s) {
     s.rx().cancel(n - room);
     n = room;
   }
-  tx.reserve(n);
-  fill.reserve(n);
+  n = tx.reserve(n);  // all n: they fit on both
+  n = fill.reserve(n);
   std::uint32_t sent = 0, dropped = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const xdp_desc d = s.rx().at(i);

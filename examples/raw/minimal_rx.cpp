@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
         rx.cancel(n - room);
         n = room;
       }
-      fill.reserve(n);
+      n = fill.reserve(n);  // all n: they fit
       std::uint32_t refill = 0;
       for (std::uint32_t i = 0; i < n; ++i) {
         const xdp_desc& desc = rx.at(i);

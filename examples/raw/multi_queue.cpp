@@ -31,7 +31,7 @@ void count_frames(afxdp::Socket& s, Counter& counted, const std::atomic<bool>& s
       s.rx().cancel(n - room);
       n = room;
     }
-    s.fill().reserve(n);
+    n = s.fill().reserve(n);  // all n: they fit
     std::uint32_t ours = 0, refill = 0, sequence = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
       const xdp_desc& d = s.rx().at(i);

@@ -27,10 +27,10 @@ class Frame {
   Frame() = default;
 
   // The packet's bytes: from where the kernel wrote it (or the application builds it) on.
-  std::span<std::byte> data() const noexcept { return {data_, size_}; }
-  std::uint32_t size() const noexcept { return size_; }
+  [[nodiscard]] std::span<std::byte> data() const noexcept { return {data_, size_}; }
+  [[nodiscard]] std::uint32_t size() const noexcept { return size_; }
   // Bytes the packet may grow to without leaving its frame.
-  std::uint32_t capacity() const noexcept { return capacity_; }
+  [[nodiscard]] std::uint32_t capacity() const noexcept { return capacity_; }
   // Set the packet's length; false (and nothing changed) when it would leave the frame.
   bool resize(std::uint32_t size) noexcept {
     if (size > capacity_) return false;
@@ -39,15 +39,15 @@ class Frame {
   }
   // Bytes of the frame in front of the packet: XDP_PACKET_HEADROOM plus the UMEM's headroom on
   // receive, where an XDP program's bpf_xdp_adjust_meta() puts its metadata.
-  std::uint32_t headroom() const noexcept { return headroom_; }
+  [[nodiscard]] std::uint32_t headroom() const noexcept { return headroom_; }
   // The `size` bytes right in front of the packet (XDP metadata), or an empty span when the
   // frame has less headroom than that.
-  std::span<std::byte> metadata(std::uint32_t size) const noexcept {
+  [[nodiscard]] std::span<std::byte> metadata(std::uint32_t size) const noexcept {
     if (size > headroom_) return {};
     return {data_ - size, size};
   }
   // The descriptor's address, as the kernel reads and writes it (docs/rings.md).
-  std::uint64_t address() const noexcept { return address_; }
+  [[nodiscard]] std::uint64_t address() const noexcept { return address_; }
 
  private:
   friend class Queue;

@@ -57,14 +57,16 @@ class FrameLedger {
     ++counts_[index(to)];
   }
 
-  std::uint32_t count(FramePlace place) const noexcept { return counts_[index(place)]; }
-  std::uint32_t total() const noexcept {
+  [[nodiscard]] std::uint32_t count(FramePlace place) const noexcept {
+    return counts_[index(place)];
+  }
+  [[nodiscard]] std::uint32_t total() const noexcept {
     std::uint32_t sum = 0;
     for (const std::uint32_t c : counts_) sum += c;
     return sum;
   }
-  std::uint64_t errors() const noexcept { return errors_; }
-  const std::string& first_error() const noexcept { return first_error_; }
+  [[nodiscard]] std::uint64_t errors() const noexcept { return errors_; }
+  [[nodiscard]] const std::string& first_error() const noexcept { return first_error_; }
 
  private:
   static std::size_t index(FramePlace place) noexcept { return static_cast<std::size_t>(place); }

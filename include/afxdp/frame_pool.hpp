@@ -23,10 +23,12 @@ class FramePool {
     capacity_ = frame_count;
   }
 
-  std::uint32_t available() const noexcept { return static_cast<std::uint32_t>(free_.size()); }
+  [[nodiscard]] std::uint32_t available() const noexcept {
+    return static_cast<std::uint32_t>(free_.size());
+  }
   // The free frames' addresses, the next to be taken last.
-  std::span<const std::uint64_t> addresses() const noexcept { return free_; }
-  std::uint32_t capacity() const noexcept { return capacity_; }
+  [[nodiscard]] std::span<const std::uint64_t> addresses() const noexcept { return free_; }
+  [[nodiscard]] std::uint32_t capacity() const noexcept { return capacity_; }
 
   // Take one frame; the caller checks available() first.
   std::uint64_t take() noexcept {

@@ -54,8 +54,8 @@ class IdleWait {
     limit_ = probing_ ? longest : window_;
     return true;
   }
-  std::uint32_t window() const noexcept { return window_; }
-  std::uint32_t probe_gap() const noexcept { return probe_gap_; }
+  [[nodiscard]] std::uint32_t window() const noexcept { return window_; }
+  [[nodiscard]] std::uint32_t probe_gap() const noexcept { return probe_gap_; }
   static void yield() noexcept { ::sched_yield(); }
 
  private:

@@ -24,17 +24,19 @@ class Packet {
   Packet() = default;
 
   // The fragments, in order; each Frame's data() is that fragment's bytes.
-  std::span<Frame> fragments() const noexcept { return {frames_, count_}; }
-  std::uint32_t fragment_count() const noexcept { return count_; }
+  [[nodiscard]] std::span<Frame> fragments() const noexcept { return {frames_, count_}; }
+  [[nodiscard]] std::uint32_t fragment_count() const noexcept { return count_; }
   Frame& operator[](std::uint32_t i) const noexcept { return frames_[i]; }
   // The packet's length: every fragment's bytes, as they are now (a handler may resize one).
-  std::uint32_t size() const noexcept {
+  [[nodiscard]] std::uint32_t size() const noexcept {
     std::uint32_t total = 0;
     for (std::uint32_t i = 0; i < count_; ++i) total += frames_[i].size();
     return total;
   }
 
-  // Copy the packet's bytes from `offset` on into `out`; returns how many were copied.
+  // Copy the packet's bytes from `offset` on into `out`; returns how many were copied. A caller
+  // that sized `out` to the packet needs no count, so this one is not [[nodiscard]].
+  // NOLINTNEXTLINE(modernize-use-nodiscard)
   std::size_t copy_to(std::span<std::byte> out, std::size_t offset = 0) const noexcept {
     std::size_t copied = 0;
     for (std::uint32_t i = 0; i < count_ && copied < out.size(); ++i) {

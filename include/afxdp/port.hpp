@@ -89,8 +89,8 @@ class Port {
   // The redirect program on interface i (0, or 1 for open_pair's b); null when not receiving.
   XskProgram* program(std::size_t i = 0) noexcept;
   // Did the sockets bind in zero-copy mode?
-  bool zero_copy() const noexcept;
-  const PortConfig& config() const noexcept;
+  [[nodiscard]] bool zero_copy() const noexcept;
+  [[nodiscard]] const PortConfig& config() const noexcept;
 
   // What a Port owns (src/port_state.hpp); testing::Loopback builds one over memory.
   struct State;

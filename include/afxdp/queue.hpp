@@ -90,7 +90,7 @@ struct QueueStats {
 // Where a queue's frames are (see the top of this file).
 struct FrameAccount {
   std::uint32_t free = 0, fill = 0, tx = 0, held = 0;
-  std::uint32_t total() const noexcept { return free + fill + tx + held; }
+  [[nodiscard]] std::uint32_t total() const noexcept { return free + fill + tx + held; }
 };
 
 // A frame kept past the handler's return (Queue::keep). Move-only; ended by Queue::send or
@@ -108,7 +108,7 @@ class FrameRef {
 
   explicit operator bool() const noexcept { return queue_ != nullptr; }
   Frame& frame() noexcept { return frame_; }
-  std::span<std::byte> data() const noexcept { return frame_.data(); }
+  [[nodiscard]] std::span<std::byte> data() const noexcept { return frame_.data(); }
 
  private:
   friend class Queue;
@@ -131,7 +131,7 @@ class TxBatch {
   ~TxBatch();
 
   // Frames not sent yet.
-  std::uint32_t size() const noexcept { return count_ - next_; }
+  [[nodiscard]] std::uint32_t size() const noexcept { return count_ - next_; }
   Frame& operator[](std::uint32_t i) noexcept { return frames_[next_ + i]; }
   Frame* begin() noexcept { return frames_ + next_; }
   Frame* end() noexcept { return frames_ + count_; }
@@ -268,26 +268,26 @@ class Queue {
   // when there is something to do.
   bool wait(std::chrono::nanoseconds timeout) noexcept;
 
-  QueueStats stats() const;
+  [[nodiscard]] QueueStats stats() const;
   // errno of the last wake-up that failed for a reason other than the expected ones (EAGAIN,
   // EBUSY, ENOBUFS, ENETDOWN), 0 when none did.
-  int error() const noexcept { return error_; }
-  FrameAccount account() const noexcept {
+  [[nodiscard]] int error() const noexcept { return error_; }
+  [[nodiscard]] FrameAccount account() const noexcept {
     return {pool_.available(), fill_side_, tx_out_, held_};
   }
-  std::uint32_t frames() const noexcept { return frames_count_; }
+  [[nodiscard]] std::uint32_t frames() const noexcept { return frames_count_; }
   // Frames sent on this queue's tx ring and not yet completed.
-  std::uint32_t in_flight() const noexcept { return tx_in_flight_; }
-  std::uint32_t id() const noexcept { return id_; }
-  const std::string& interface() const noexcept { return interface_; }
+  [[nodiscard]] std::uint32_t in_flight() const noexcept { return tx_in_flight_; }
+  [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
+  [[nodiscard]] const std::string& interface() const noexcept { return interface_; }
   // "veth0:3", for messages.
-  std::string name() const { return interface_ + ":" + std::to_string(id_); }
-  int fd() const noexcept { return fd_; }
+  [[nodiscard]] std::string name() const { return interface_ + ":" + std::to_string(id_); }
+  [[nodiscard]] int fd() const noexcept { return fd_; }
   // The raw layer underneath (null for a testing::Loopback queue).
-  Socket* socket() const noexcept { return socket_; }
-  Umem* umem() const noexcept { return umem_; }
+  [[nodiscard]] Socket* socket() const noexcept { return socket_; }
+  [[nodiscard]] Umem* umem() const noexcept { return umem_; }
   // The debug ledger of this queue's frames (empty unless AFXDP_FRAME_LEDGER).
-  const FrameLedger& ledger() const noexcept { return ledger_; }
+  [[nodiscard]] const FrameLedger& ledger() const noexcept { return ledger_; }
 
  private:
   friend class TxBatch;
@@ -295,8 +295,10 @@ class Queue {
   friend bool wait_any(std::span<Queue* const>, std::chrono::nanoseconds) noexcept;
 
   static std::uint32_t clamp(std::uint32_t max) noexcept { return max < max_batch ? max : max_batch; }
-  std::uint64_t chunk_of(std::uint64_t address) const noexcept { return address & chunk_mask_; }
-  bool mine(std::uint64_t chunk) const noexcept { return chunk - first_ < span_; }
+  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t address) const noexcept {
+    return address & chunk_mask_;
+  }
+  [[nodiscard]] bool mine(std::uint64_t chunk) const noexcept { return chunk - first_ < span_; }
   void record(std::uint64_t chunk, FramePlace from, FramePlace to) {
     if constexpr (FrameLedger::enabled) ledger_.move(chunk - first_, from, to);
   }
@@ -307,7 +309,7 @@ class Queue {
   // else to the pool.
   void recycle_chunks(const std::uint64_t* chunks, std::uint32_t n, FramePlace from) noexcept;
   // The frame start nearest to `chunk` (unaligned mode, where frames may be any size).
-  std::uint64_t nearest_frame(std::uint64_t chunk) const noexcept;
+  [[nodiscard]] std::uint64_t nearest_frame(std::uint64_t chunk) const noexcept;
   // Lend pool frames to the fill ring until it holds its share again (or has no room).
   void top_up_fill() noexcept;
   // Completions: this queue's frames are recycled, the other queue's go back to it.
@@ -337,8 +339,8 @@ class Queue {
   std::uint32_t peek_chains(std::uint32_t max) noexcept;
   // Of the first n peeked descriptors, how many end on the last chain boundary at most `limit`
   // (with first_only, on the first boundary); 0 when none does.
-  std::uint32_t chain_prefix(std::uint32_t n, std::uint32_t limit,
-                             bool first_only = false) const noexcept;
+  [[nodiscard]] std::uint32_t chain_prefix(std::uint32_t n, std::uint32_t limit,
+                                           bool first_only = false) const noexcept;
   struct ChainTake {
     std::uint32_t packets = 0;   // in packets_, their fragments in frames_
     std::uint32_t taken = 0;     // descriptors taken as this queue's frames
@@ -346,6 +348,17 @@ class Queue {
   };
   // Take the first n peeked descriptors (whole chains) into packets_ and frames_.
   ChainTake take_chains(std::uint32_t n) noexcept;
+  // What one forward() batch did with its frames.
+  struct ForwardTally {
+    std::uint32_t taken = 0;      // descriptors taken as this queue's frames
+    std::uint32_t forwarded = 0;  // on out's tx ring
+    std::uint32_t sent_back = 0;  // on this queue's tx ring
+    std::uint32_t dropped = 0;
+    std::uint32_t back = 0;  // frames to recycle (dropped, or copied out), their chunks in chunks_
+  };
+  // forward()'s steps: one frame to where its verdict sends it, then the batch published.
+  void route(Queue& out, Frame& frame, Verdict verdict, bool shared, ForwardTally& tally);
+  void finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally);
 
   // The hot fields first.
   RxRing* rx_ = nullptr;
@@ -420,7 +433,7 @@ inline void Queue::recycle_chunks(const std::uint64_t* chunks, std::uint32_t n,
     // The kernel publishes rx before it moves the fill consumer, so room is not guaranteed.
     const std::uint32_t room = fill_->free_slots(to_fill);
     if (room < to_fill) to_fill = room;
-    fill_->reserve(to_fill);
+    to_fill = fill_->reserve(to_fill);  // all of them: they fit
     for (std::uint32_t i = 0; i < to_fill; ++i) {
       fill_->at(i) = chunks[i];
       record(chunks[i], from, FramePlace::fill);
@@ -494,7 +507,7 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
     n = hold_back(n, room);
     if (n == 0) return 0;
   }
-  tx_->reserve(n);
+  n = tx_->reserve(n);  // all n: the room was checked above
   std::uint32_t sent = 0;
   std::uint32_t dropped = 0;
   std::uint32_t taken = 0;
@@ -545,58 +558,66 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
     out.kick_tx();
     if (n == 0) return 0;
   }
-  out.tx_->reserve(n);
+  n = out.tx_->reserve(n);  // all n: the room was checked above
   const bool shared = area_ == out.area_;
-  std::uint32_t forwarded = 0;
-  std::uint32_t back = 0;  // frames to recycle: dropped, or copied out
-  std::uint32_t dropped = 0;
-  std::uint32_t sent_back = 0;
-  std::uint32_t taken = 0;
+  ForwardTally tally;
   Frame& frame = frames_[0];
   for (std::uint32_t i = 0; i < n; ++i) {
     if (!take(rx_->at(i), frame)) [[unlikely]] continue;
-    ++taken;
+    ++tally.taken;
     const Verdict verdict = handler(frame);
     if (frame.kept_) [[unlikely]] {
       frame.kept_ = false;
       continue;
     }
-    const std::uint64_t chunk = chunk_of(frame.address_);
-    // In order of likelihood for a forwarder: out of the other queue, back, dropped.
-    if (verdict == Verdict::forward) [[likely]] {
-      if (shared) [[likely]] {
-        out.tx_->at(forwarded++) = xdp_desc{frame.address_, frame.size_, 0};
-        record(chunk, FramePlace::application, FramePlace::tx);
-        ++tx_out_;
-        continue;
-      }
-      if (out.copy_in(frame, out.tx_->at(forwarded))) ++forwarded;
-      else ++dropped;
-      chunks_[back++] = chunk;
-    } else if (verdict == Verdict::send_back && tx_->reserve(1) == 1) {
-      tx_->at(0) = xdp_desc{frame.address_, frame.size_, 0};
-      tx_->submit(1);
+    route(out, frame, verdict, shared, tally);
+  }
+  finish_forward(out, n, tally);
+  return n;
+}
+
+inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
+                         ForwardTally& tally) {
+  const std::uint64_t chunk = chunk_of(frame.address_);
+  // In order of likelihood for a forwarder: out of the other queue, back, dropped.
+  if (verdict == Verdict::forward) [[likely]] {
+    if (shared) [[likely]] {
+      out.tx_->at(tally.forwarded++) = xdp_desc{frame.address_, frame.size_, 0};
       record(chunk, FramePlace::application, FramePlace::tx);
       ++tx_out_;
-      ++tx_in_flight_;
-      ++sent_back;
-    } else {
-      chunks_[back++] = chunk;
-      ++dropped;
+      return;
     }
+    if (out.copy_in(frame, out.tx_->at(tally.forwarded))) {
+      ++tally.forwarded;
+    } else {
+      ++tally.dropped;
+    }
+    chunks_[tally.back++] = chunk;
+  } else if (verdict == Verdict::send_back && tx_->reserve(1) == 1) {
+    tx_->at(0) = xdp_desc{frame.address_, frame.size_, 0};
+    tx_->submit(1);
+    record(chunk, FramePlace::application, FramePlace::tx);
+    ++tx_out_;
+    ++tx_in_flight_;
+    ++tally.sent_back;
+  } else {
+    chunks_[tally.back++] = chunk;
+    ++tally.dropped;
   }
+}
+
+inline void Queue::finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally) {
   rx_->release(n);
-  fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
-  out.tx_->cancel(n - forwarded);
-  out.tx_->submit(forwarded);
-  out.tx_in_flight_ += forwarded;
-  recycle_chunks(chunks_.data(), back, FramePlace::application);
-  detail::QueueCounters::add(counters_.received, taken);
-  detail::QueueCounters::add(counters_.forwarded, forwarded);
-  if (dropped != 0) detail::QueueCounters::add(counters_.dropped, dropped);
-  if (forwarded != 0) out.after_send();
-  if (sent_back != 0) after_send();
-  return n;
+  fill_side_ -= tally.taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
+  out.tx_->cancel(n - tally.forwarded);
+  out.tx_->submit(tally.forwarded);
+  out.tx_in_flight_ += tally.forwarded;
+  recycle_chunks(chunks_.data(), tally.back, FramePlace::application);
+  detail::QueueCounters::add(counters_.received, tally.taken);
+  detail::QueueCounters::add(counters_.forwarded, tally.forwarded);
+  if (tally.dropped != 0) detail::QueueCounters::add(counters_.dropped, tally.dropped);
+  if (tally.forwarded != 0) out.after_send();
+  if (tally.sent_back != 0) after_send();
 }
 
 template <PacketReader Reader>
@@ -631,7 +652,7 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
     n = hold_back(n, chain_prefix(n, room));
     if (n == 0) return 0;
   }
-  tx_->reserve(n);
+  n = tx_->reserve(n);  // all n: the room was checked above
   const ChainTake t = take_chains(n);
   rx_->release(n);
   fill_side_ -= t.taken;

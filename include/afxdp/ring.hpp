@@ -12,6 +12,18 @@
 #include <atomic>
 #include <cstdint>
 
+// Debug checks of the verbs' contracts: at(i) inside the reserved or peeked window, and never
+// submit, release or cancel more than that window holds. On in debug builds and wherever
+// AFXDP_RING_CHECKS is defined (the dev preset); compiled out otherwise, so release pays nothing.
+#if !defined(NDEBUG) || defined(AFXDP_RING_CHECKS)
+#include <cstdio>
+#include <cstdlib>
+#define AFXDP_RING_EXPECTS(condition) \
+  ((condition) ? void(0) : ::afxdp::detail::ring_contract_broken(__func__, #condition))
+#else
+#define AFXDP_RING_EXPECTS(condition) void(0)
+#endif
+
 namespace afxdp {
 
 // Where a ring lives: the mapped producer/consumer/flags words and the descriptor array.
@@ -25,6 +37,18 @@ struct RingLayout {
 };
 
 namespace detail {
+#if !defined(NDEBUG) || defined(AFXDP_RING_CHECKS)
+inline constexpr bool ring_checks = true;
+// A caller broke a ring verb's contract: a bug in the caller, so stop here, before the ring lies.
+[[noreturn, gnu::cold, gnu::noinline]] inline void ring_contract_broken(const char* verb,
+                                                                        const char* rule) noexcept {
+  std::fprintf(stderr, "afxdp: ring %s: contract broken: %s\n", verb, rule);
+  std::abort();
+}
+#else
+inline constexpr bool ring_checks = false;
+#endif
+
 inline std::uint32_t load_acquire(std::uint32_t* word) noexcept {
   return std::atomic_ref<std::uint32_t>(*word).load(std::memory_order_acquire);
 }
@@ -71,36 +95,43 @@ class ProducerRing {
   }
 
   // Reserve exactly n slots or none; returns n or 0. Fill them with at(0..n-1), then submit(n).
-  std::uint32_t reserve(std::uint32_t n) noexcept {
+  [[nodiscard]] std::uint32_t reserve(std::uint32_t n) noexcept {
     if (free_slots(n) < n) return 0;
     reserved_ += n;
     return n;
   }
 
   // Slot i of the reserved, not yet submitted, entries.
-  Entry& at(std::uint32_t i) noexcept { return entries_[(published_ + i) & mask_]; }
+  Entry& at(std::uint32_t i) noexcept {
+    AFXDP_RING_EXPECTS(i < reserved_ - published_);
+    return entries_[(published_ + i) & mask_];
+  }
 
   // Make the first n reserved entries visible to the kernel.
   void submit(std::uint32_t n) noexcept {
+    AFXDP_RING_EXPECTS(n <= reserved_ - published_);
     published_ += n;
     detail::store_release(producer_, published_);  // (B) entries before producer; pairs with (C)
   }
 
   // Give back the last n reserved, unsubmitted slots.
-  void cancel(std::uint32_t n) noexcept { reserved_ -= n; }
+  void cancel(std::uint32_t n) noexcept {
+    AFXDP_RING_EXPECTS(n <= reserved_ - published_);
+    reserved_ -= n;
+  }
 
   // The kernel asks for a wake-up (sendto for tx, poll/recvfrom for fill) when it set this flag.
-  bool needs_wakeup() const noexcept {
+  [[nodiscard]] bool needs_wakeup() const noexcept {
     return flags_ != nullptr &&
            (detail::load_relaxed(flags_) & XDP_RING_NEED_WAKEUP) != 0;
   }
 
-  std::uint32_t size() const noexcept { return size_; }
+  [[nodiscard]] std::uint32_t size() const noexcept { return size_; }
   // Slots not free: reserved, or submitted and not yet consumed (refreshes the consumer index).
   std::uint32_t outstanding() noexcept { return size_ - free_slots(size_); }
   // Times the peer's consumer index was impossible (claimed entries we never published, or stepped
   // back onto slots we reserved) and was ignored.
-  std::uint64_t refused_refreshes() const noexcept { return refused_refreshes_; }
+  [[nodiscard]] std::uint64_t refused_refreshes() const noexcept { return refused_refreshes_; }
 
  private:
   std::uint32_t* producer_ = nullptr;
@@ -133,7 +164,7 @@ class ConsumerRing {
 
   // Up to `max` entries ready to read; refreshes the producer index only when the cached count is
   // short. Read them with at(0..n-1), then release(n).
-  std::uint32_t peek(std::uint32_t max) noexcept {
+  [[nodiscard]] std::uint32_t peek(std::uint32_t max) noexcept {
     std::uint32_t ready = cached_producer_ - peeked_;
     if (ready < max) {
       // (C) we read the producer before the entries it published; pairs with the kernel's (B).
@@ -155,26 +186,33 @@ class ConsumerRing {
   }
 
   // Entry i of the peeked, not yet released, entries.
-  const Entry& at(std::uint32_t i) const noexcept { return entries_[(released_ + i) & mask_]; }
+  [[nodiscard]] const Entry& at(std::uint32_t i) const noexcept {
+    AFXDP_RING_EXPECTS(i < peeked_ - released_);
+    return entries_[(released_ + i) & mask_];
+  }
 
   // Hand the first n peeked entries back to the kernel.
   void release(std::uint32_t n) noexcept {
+    AFXDP_RING_EXPECTS(n <= peeked_ - released_);
     released_ += n;
     detail::store_release(consumer_, released_);  // (D) our reads before consumer; pairs with (A)
   }
 
   // Un-peek the last n peeked, unreleased entries: the next peek sees them again.
-  void cancel(std::uint32_t n) noexcept { peeked_ -= n; }
+  void cancel(std::uint32_t n) noexcept {
+    AFXDP_RING_EXPECTS(n <= peeked_ - released_);
+    peeked_ -= n;
+  }
 
-  bool needs_wakeup() const noexcept {
+  [[nodiscard]] bool needs_wakeup() const noexcept {
     return flags_ != nullptr &&
            (detail::load_relaxed(flags_) & XDP_RING_NEED_WAKEUP) != 0;
   }
 
-  std::uint32_t size() const noexcept { return size_; }
+  [[nodiscard]] std::uint32_t size() const noexcept { return size_; }
   // Times the peer's producer index was more than a ring ahead, or behind what we already peeked,
   // and was ignored.
-  std::uint64_t refused_refreshes() const noexcept { return refused_refreshes_; }
+  [[nodiscard]] std::uint64_t refused_refreshes() const noexcept { return refused_refreshes_; }
 
  private:
   std::uint32_t* producer_ = nullptr;
@@ -195,3 +233,5 @@ using RxRing = ConsumerRing<xdp_desc>;               // frames the kernel receiv
 using CompletionRing = ConsumerRing<std::uint64_t>;  // frame addresses the kernel has sent
 
 }  // namespace afxdp
+
+#undef AFXDP_RING_EXPECTS  // expanded where the templates are defined; no need to leak it

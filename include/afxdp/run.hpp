@@ -48,9 +48,9 @@ class SignalStop {
   SignalStop(const SignalStop&) = delete;
   SignalStop& operator=(const SignalStop&) = delete;
   ~SignalStop();
-  bool requested() const noexcept;
+  [[nodiscard]] bool requested() const noexcept;
   // The signal that arrived (SIGINT or SIGTERM), 0 while none has.
-  int signal() const noexcept;
+  [[nodiscard]] int signal() const noexcept;
 
  private:
   struct sigaction previous_int_ {};

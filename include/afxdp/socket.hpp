@@ -48,8 +48,8 @@ void validate(const SocketConfig& config);
 // ENXIO when the interface vanished, are returned for the caller to act on.
 struct WakeStatus {
   int error = 0;  // errno, 0 on success
-  bool ok() const noexcept { return error == 0; }
-  bool transient() const noexcept;  // ok, or one of the expected errors above
+  [[nodiscard]] bool ok() const noexcept { return error == 0; }
+  [[nodiscard]] bool transient() const noexcept;  // ok, or one of the expected errors above
 };
 
 class Socket {
@@ -76,12 +76,13 @@ class Socket {
   }
   Umem& umem() noexcept { return *umem_; }
 
-  int fd() const noexcept { return fd_; }
-  const SocketConfig& config() const noexcept { return config_; }
-  unsigned ifindex() const noexcept { return ifindex_; }
-  bool zero_copy() const noexcept { return zero_copy_; }  // XDP_OPTIONS, read after bind
+  [[nodiscard]] int fd() const noexcept { return fd_; }
+  [[nodiscard]] const SocketConfig& config() const noexcept { return config_; }
+  [[nodiscard]] unsigned ifindex() const noexcept { return ifindex_; }
+  // XDP_OPTIONS, read after bind.
+  [[nodiscard]] bool zero_copy() const noexcept { return zero_copy_; }
   // "veth0:3", for messages.
-  std::string name() const;
+  [[nodiscard]] std::string name() const;
 
   // Kick the kernel to send what is on the tx ring: sendto(MSG_DONTWAIT).
   WakeStatus wake_tx() noexcept;
@@ -90,9 +91,14 @@ class Socket {
   // poll(2) for `events` (POLLIN, POLLOUT); returns the revents, 0 on timeout, -errno on error.
   int poll(short events, int timeout_ms) noexcept;
 
-  XdpStatistics statistics() const;
+  [[nodiscard]] XdpStatistics statistics() const;
 
  private:
+  // The constructor's steps: the fd (and, sharing another queue, its own fill/completion rings),
+  // the rx/tx rings, and, once bound, the Umem's bookkeeping.
+  void open_fd(bool shares, bool same_queue, const std::string& context);
+  void make_rings(const std::string& context);
+  void join_umem(bool shares, bool same_queue) noexcept;
   void release() noexcept;
   void take(Socket& other) noexcept;
 

@@ -90,24 +90,26 @@ class Umem {
   Umem& operator=(const Umem&) = delete;
   ~Umem() = default;
 
-  const UmemConfig& config() const noexcept { return config_; }
-  std::span<std::byte> area() const noexcept { return {area_.bytes(), area_.size()}; }
-  std::byte* data(std::uint64_t addr) const noexcept { return area_.bytes() + addr; }
-  std::uint64_t size() const noexcept { return area_.size(); }
+  [[nodiscard]] const UmemConfig& config() const noexcept { return config_; }
+  [[nodiscard]] std::span<std::byte> area() const noexcept { return {area_.bytes(), area_.size()}; }
+  [[nodiscard]] std::byte* data(std::uint64_t addr) const noexcept { return area_.bytes() + addr; }
+  [[nodiscard]] std::uint64_t size() const noexcept { return area_.size(); }
   // The area offset a descriptor's address stands for. In unaligned-chunk mode the kernel puts
   // the offset of the data within its chunk in the upper 16 bits (XSK_UNALIGNED_BUF_OFFSET_SHIFT).
-  std::uint64_t resolve(std::uint64_t addr) const noexcept {
+  [[nodiscard]] std::uint64_t resolve(std::uint64_t addr) const noexcept {
     return resolve_address(addr, config_.unaligned_chunks);
   }
   // The bytes a descriptor names, in either mode. Unchecked: for a descriptor from the kernel,
   // ask contains(resolve(desc.addr), desc.len) first.
-  std::span<std::byte> packet(const xdp_desc& desc) const noexcept {
+  [[nodiscard]] std::span<std::byte> packet(const xdp_desc& desc) const noexcept {
     return {data(resolve(desc.addr)), desc.len};
   }
   // The fill-ring address of the chunk that holds `addr` (an rx or completion address).
-  std::uint64_t chunk_of(std::uint64_t addr) const noexcept { return addr & chunk_mask(config_); }
+  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t addr) const noexcept {
+    return addr & chunk_mask(config_);
+  }
   // Does [addr, addr+len) lie inside the area? For descriptors from the kernel (never trusted).
-  bool contains(std::uint64_t addr, std::uint32_t len) const noexcept {
+  [[nodiscard]] bool contains(std::uint64_t addr, std::uint32_t len) const noexcept {
     return area_contains(area_.size(), addr, len);
   }
 
@@ -116,7 +118,7 @@ class Umem {
 
   // The AF_XDP socket the UMEM is registered on. The first Socket built on this Umem binds it;
   // once it and the Sockets sharing its queue are gone, this is a fresh, unbound one.
-  int fd() const noexcept { return fd_.get(); }
+  [[nodiscard]] int fd() const noexcept { return fd_.get(); }
 
  private:
   friend class Socket;

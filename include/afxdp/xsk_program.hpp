@@ -54,9 +54,9 @@ class XskProgram {
   void insert(std::uint32_t queue, int socket_fd);
   void erase(std::uint32_t queue);
 
-  unsigned ifindex() const noexcept;
-  std::uint32_t program_id() const noexcept;
-  const XskProgramConfig& config() const noexcept;
+  [[nodiscard]] unsigned ifindex() const noexcept;
+  [[nodiscard]] std::uint32_t program_id() const noexcept;
+  [[nodiscard]] const XskProgramConfig& config() const noexcept;
 
  private:
   struct State;

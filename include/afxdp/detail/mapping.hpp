@@ -26,9 +26,9 @@ class Mapping {
   Mapping& operator=(const Mapping&) = delete;
   ~Mapping() { unmap(); }
 
-  void* data() const noexcept { return addr_; }
-  std::byte* bytes() const noexcept { return static_cast<std::byte*>(addr_); }
-  std::size_t size() const noexcept { return length_; }
+  [[nodiscard]] void* data() const noexcept { return addr_; }
+  [[nodiscard]] std::byte* bytes() const noexcept { return static_cast<std::byte*>(addr_); }
+  [[nodiscard]] std::size_t size() const noexcept { return length_; }
 
  private:
   Mapping(void* addr, std::size_t length) noexcept : addr_(addr), length_(length) {}

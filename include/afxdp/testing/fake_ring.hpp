@@ -42,8 +42,8 @@ class FakeRing {
   }
 
   // The shared words as a peer sees them now.
-  std::uint32_t producer() const noexcept { return load(producer_); }
-  std::uint32_t consumer() const noexcept { return load(consumer_); }
+  [[nodiscard]] std::uint32_t producer() const noexcept { return load(producer_); }
+  [[nodiscard]] std::uint32_t consumer() const noexcept { return load(consumer_); }
 
   void set_need_wakeup(bool on) noexcept {
     std::atomic_ref<std::uint32_t>(flags_.value)
@@ -53,7 +53,7 @@ class FakeRing {
   // --- The kernel as consumer (fill, tx): take what user space submitted. ---
 
   // Entries published by user space and not yet consumed by us.
-  std::uint32_t available() const noexcept { return load(producer_) - consumed_; }
+  [[nodiscard]] std::uint32_t available() const noexcept { return load(producer_) - consumed_; }
 
   // Read up to `max` published entries, in order, and hand the slots back (release of consumer).
   // With publish false the slots stay taken until publish_consumer(): the kernel publishes rx
@@ -73,7 +73,9 @@ class FakeRing {
   // --- The kernel as producer (rx, completion): hand entries to user space. ---
 
   // Slots user space has released and we may write.
-  std::uint32_t free_slots() const noexcept { return load(consumer_) + size_ - produced_; }
+  [[nodiscard]] std::uint32_t free_slots() const noexcept {
+    return load(consumer_) + size_ - produced_;
+  }
 
   // Write as many of `entries` as fit, then publish them (release of producer). Returns the count.
   std::uint32_t produce(std::span<const Entry> entries) {

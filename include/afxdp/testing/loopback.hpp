@@ -67,8 +67,8 @@ class Loopback {
   // The frames sent on `queue` since the last call, in order, byte for byte; their completions
   // are published (unless delay_completions is on).
   std::vector<std::vector<std::byte>> transmitted(std::uint32_t queue);
-  XdpStatistics statistics(std::uint32_t queue) const;
-  std::uint64_t kicks(std::uint32_t queue) const;  // sendto() calls seen
+  [[nodiscard]] XdpStatistics statistics(std::uint32_t queue) const;
+  [[nodiscard]] std::uint64_t kicks(std::uint32_t queue) const;  // sendto() calls seen
 
   // ---- Faults a test can switch on ----
   // Publish rx entries but keep the fill ring's consumer index back until release_fill_consumer()
