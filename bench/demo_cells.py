@@ -13,6 +13,7 @@ import sys
 
 BENCHMARKS = ['xdp-drop', 'rxdrop', 'txpush', 'l2fwd']
 WAITS = ['spin', 'poll()', 'busy-poll']
+TOOLS = ['afxdp', 'xdpsock', 'dpdk']  # ours, then the references in the order the demo runs them
 
 
 def wait_name(cell):
@@ -35,7 +36,8 @@ def read_cells(path):
 
 def sort_key(key):
     """The order of the tables: benchmark, source, wait, mode, queues, cores, tool."""
-    return (BENCHMARKS.index(key[0]), key[5], WAITS.index(key[1]), key[2], key[4], key[3], key[6])
+    return (BENCHMARKS.index(key[0]), key[5], WAITS.index(key[1]), key[2], key[4], key[3],
+            TOOLS.index(key[6]) if key[6] in TOOLS else len(TOOLS))
 
 
 def read_machine(path):

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <thread>
 #include <vector>
@@ -175,7 +176,21 @@ void Queue::wake_rx() noexcept {
   wake_result(::recvfrom(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, nullptr) >= 0 ? 0 : errno);
 }
 
-int Queue::poll(short events, int timeout_ms) noexcept {
+namespace {
+// ppoll's timeout: null (no limit) for a negative one.
+struct PollTimeout {
+  explicit PollTimeout(std::chrono::nanoseconds timeout) noexcept {
+    if (timeout.count() < 0) return;
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+    spec = {static_cast<time_t>(seconds.count()), static_cast<long>((timeout - seconds).count())};
+    pointer = &spec;
+  }
+  timespec spec{};
+  const timespec* pointer = nullptr;
+};
+}  // namespace
+
+int Queue::poll(short events, std::chrono::nanoseconds timeout) noexcept {
   detail::QueueCounters::add(counters_.polls, 1);
   if (loopback_ != nullptr) {
     // No timing model: the loopback's state changes only when the test acts, so do not sleep.
@@ -183,7 +198,8 @@ int Queue::poll(short events, int timeout_ms) noexcept {
     return rx_ready() ? POLLIN : 0;
   }
   pollfd entry{fd_, events, 0};
-  const int rc = ::poll(&entry, 1, timeout_ms);
+  const PollTimeout limit(timeout);
+  const int rc = ::ppoll(&entry, 1, limit.pointer, nullptr);
   if (rc < 0) {
     wake_result(errno);
     return 0;
@@ -209,7 +225,7 @@ bool Queue::drain(std::chrono::milliseconds timeout) noexcept {
   }
 }
 
-bool Queue::wait(std::chrono::milliseconds timeout) noexcept {
+bool Queue::wait(std::chrono::nanoseconds timeout) noexcept {
   if (tx_ != nullptr && tx_in_flight_ != 0) {
     if (tx_->outstanding() != 0) {
       kick_tx();
@@ -224,7 +240,7 @@ bool Queue::wait(std::chrono::milliseconds timeout) noexcept {
         IdleWait::yield();
         return false;
       }
-      return poll(POLLOUT, static_cast<int>(timeout.count())) != 0;
+      return poll(POLLOUT, timeout) != 0;
     }
   }
   if (rx_ == nullptr) return false;
@@ -245,10 +261,10 @@ bool Queue::wait(std::chrono::milliseconds timeout) noexcept {
     IdleWait::yield();
     return rx_ready();
   }
-  return (poll(POLLIN, static_cast<int>(timeout.count())) & POLLIN) != 0;
+  return (poll(POLLIN, timeout) & POLLIN) != 0;
 }
 
-bool wait_any(std::span<Queue* const> queues, std::chrono::milliseconds timeout) noexcept {
+bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) noexcept {
   if (queues.empty()) return false;
   if (queues.size() == 1) return queues[0]->wait(timeout);
   bool ready = false;
@@ -274,7 +290,8 @@ bool wait_any(std::span<Queue* const> queues, std::chrono::milliseconds timeout)
   fds.reserve(queues.size());
   for (Queue* q : queues) fds.push_back({q->fd_, POLLIN, 0});
   for (Queue* q : queues) detail::QueueCounters::add(q->counters_.polls, 1);
-  return ::poll(fds.data(), fds.size(), static_cast<int>(timeout.count())) > 0;
+  const PollTimeout limit(timeout);
+  return ::ppoll(fds.data(), fds.size(), limit.pointer, nullptr) > 0;
 }
 
 QueueStats Queue::stats() const {
@@ -435,7 +452,6 @@ Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
   ChainTake t;
   std::uint32_t used = 0;   // frames_ holding fragments of good packets and of the open chain
   std::uint32_t first = 0;  // the open chain's first frame
-  std::uint32_t bytes = 0;
   std::uint32_t run = 0;
   bool bad = false;
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -452,13 +468,12 @@ Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
     ++run;
     if (ok) {
       ++used;
-      bytes += desc.len;
     } else {
       bad = true;
     }
     if (more && run < max_fragments) continue;
     if (!more && !bad) [[likely]] {
-      packets_[t.packets++] = Packet(&frames_[first], used - first, bytes);
+      packets_[t.packets++] = Packet(&frames_[first], used - first);
     } else {
       // Refused whole: too long (its tail follows, refused too) or with a bad descriptor.
       for (std::uint32_t j = first; j < used; ++j) chunks_[t.refused++] = chunk_of(frames_[j].address_);
@@ -467,7 +482,6 @@ Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
       detail::QueueCounters::add(counters_.invalid_chains, 1);
     }
     first = used;
-    bytes = 0;
     run = 0;
     bad = false;
   }

@@ -27,8 +27,12 @@ class Packet {
   std::span<Frame> fragments() const noexcept { return {frames_, count_}; }
   std::uint32_t fragment_count() const noexcept { return count_; }
   Frame& operator[](std::uint32_t i) const noexcept { return frames_[i]; }
-  // The packet's length: every fragment's bytes.
-  std::uint32_t size() const noexcept { return size_; }
+  // The packet's length: every fragment's bytes, as they are now (a handler may resize one).
+  std::uint32_t size() const noexcept {
+    std::uint32_t total = 0;
+    for (std::uint32_t i = 0; i < count_; ++i) total += frames_[i].size();
+    return total;
+  }
 
   // Copy the packet's bytes from `offset` on into `out`; returns how many were copied.
   std::size_t copy_to(std::span<std::byte> out, std::size_t offset = 0) const noexcept {
@@ -49,11 +53,9 @@ class Packet {
 
  private:
   friend class Queue;
-  Packet(Frame* frames, std::uint32_t count, std::uint32_t size) noexcept
-      : frames_(frames), count_(count), size_(size) {}
+  Packet(Frame* frames, std::uint32_t count) noexcept : frames_(frames), count_(count) {}
   Frame* frames_ = nullptr;
   std::uint32_t count_ = 0;
-  std::uint32_t size_ = 0;
 };
 
 }  // namespace afxdp

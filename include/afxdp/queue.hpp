@@ -262,10 +262,11 @@ class Queue {
   // when nothing is left in flight.
   bool drain(std::chrono::milliseconds timeout) noexcept;
   // Wait for received frames: kick unsent tx first (never sleeps while frames wait for a kick),
-  // re-check the ring for an adaptive while, then sleep in poll() up to `timeout`; with a zero
-  // timeout yield the CPU instead. With busy-poll, recvfrom() runs the driver here. True when
-  // there is something to do.
-  bool wait(std::chrono::milliseconds timeout) noexcept;
+  // re-check the ring for an adaptive while, then sleep in poll() up to `timeout` (to the
+  // nanosecond: a paced sender's next turn may be microseconds away; negative: no limit); with a
+  // zero timeout yield the CPU instead. With busy-poll, recvfrom() runs the driver here. True
+  // when there is something to do.
+  bool wait(std::chrono::nanoseconds timeout) noexcept;
 
   QueueStats stats() const;
   // errno of the last wake-up that failed for a reason other than the expected ones (EAGAIN,
@@ -291,7 +292,7 @@ class Queue {
  private:
   friend class TxBatch;
   friend class FrameRef;
-  friend bool wait_any(std::span<Queue* const>, std::chrono::milliseconds) noexcept;
+  friend bool wait_any(std::span<Queue* const>, std::chrono::nanoseconds) noexcept;
 
   static std::uint32_t clamp(std::uint32_t max) noexcept { return max < max_batch ? max : max_batch; }
   std::uint64_t chunk_of(std::uint64_t address) const noexcept { return address & chunk_mask_; }
@@ -326,7 +327,7 @@ class Queue {
   void kick_if_asked() noexcept;
   void kick_tx() noexcept;
   void wake_rx() noexcept;
-  int poll(short events, int timeout_ms) noexcept;
+  int poll(short events, std::chrono::nanoseconds timeout) noexcept;
   void wake_result(int error) noexcept;
   void end_batch(TxBatch& batch) noexcept;
   void abandon(FrameRef& frame) noexcept;
@@ -389,7 +390,7 @@ class Queue {
 
 // One thread on several queues: kicks what each has to send, then waits until any has received
 // frames (an adaptive re-check, then one poll() over all) or `timeout` passed.
-bool wait_any(std::span<Queue* const> queues, std::chrono::milliseconds timeout) noexcept;
+bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) noexcept;
 
 // ---- The hot path, inline so that the handler inlines into it. ----
 

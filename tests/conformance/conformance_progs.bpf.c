@@ -76,6 +76,20 @@ int adjust_tail(struct xdp_md *ctx)
   return bpf_redirect_map(&xsks, 0, XDP_DROP);
 }
 
+// The multi-buffer variants (XDP_METADATA_COPY_MULTI_BUFF, XDP_ADJUST_TAIL_*_MULTI_BUFF): the same
+// programs loaded with frags support, so they see packets larger than one buffer.
+SEC("xdp.frags")
+int populate_metadata_frags(struct xdp_md *ctx)
+{
+  return populate_metadata(ctx);
+}
+
+SEC("xdp.frags")
+int adjust_tail_frags(struct xdp_md *ctx)
+{
+  return adjust_tail(ctx);
+}
+
 // For the bad-input case: a program of the wrong type.
 SEC("tc")
 int not_xdp(struct __sk_buff *skb)

@@ -4,7 +4,7 @@
 #include "harness.hpp"
 
 #include "conformance_meta.h"
-#include "conformance_progs.skel.h"
+#include "conformance_skeleton.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
@@ -18,24 +18,11 @@
 namespace afxdp::conformance {
 namespace {
 
-struct SkeletonDeleter {
-  void operator()(conformance_progs* skeleton) const noexcept {
-    conformance_progs__destroy(skeleton);
-  }
-};
-using Skeleton = std::unique_ptr<conformance_progs, SkeletonDeleter>;
-
-Skeleton load() {
-  Skeleton skeleton(conformance_progs__open_and_load());
-  if (!skeleton) throw std::runtime_error("cannot load conformance_progs");
-  return skeleton;
-}
-
 // A Link whose receiving end runs `program` of the skeleton instead of the redirect program.
 struct ProgramLink {
   ProgramLink(const lab::VethPair& veth, const Mode& mode, const char* program,
               const LinkSetup& setup = {})
-      : skeleton(load()), link(veth, mode, without_programs(setup)) {
+      : skeleton(load_programs()), link(veth, mode, without_programs(setup)) {
     link.b_program.emplace(XskProgram::from_object(skeleton->obj, program, "xsks",
                                                    {.interface = veth.b(), .mode = mode.attach}));
     link.b_program->insert(0, link.b.fd());
@@ -120,7 +107,7 @@ TEST_P(Conformance, XDP_ADJUST_TAIL_GROW) {
 TEST_P(Conformance, XDP_METADATA_COPY_through_Port) {
   AFXDP_REQUIRE_SYSTEM();
   const auto veth = make_veth(GetParam());
-  Skeleton skeleton = load();
+  Skeleton skeleton = load_programs();
   Port port = Port::open(veth.b(), {.queues = {0},
                                     .bind = GetParam().bind,
                                     .attach = GetParam().attach,

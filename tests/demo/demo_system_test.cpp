@@ -3,6 +3,7 @@
 
 #include "child.hpp"
 #include "demo.hpp"
+#include "dpdk_reference.hpp"
 
 #include <afxdp/run.hpp>
 
@@ -155,4 +156,31 @@ TEST(DemoSystem, AFailingReferenceIsAFailedCellWithItsReason) {
   const std::string out = demo.out();
   EXPECT_NE(out.find("\"measured\":false,\"error\":\"xdpsock: xdpsock.c:xsk_configure_socket:907: errno: 19/"), std::string::npos)
       << out;
+}
+
+// --reference-dpdk with the testpmd in PATH: its cell comes right after ours, measured, with our
+// rate over its own. DPDK is optional (not in CI): without it the test says so and skips.
+TEST(DemoSystem, TestpmdRunsBesideOurCellAndItsRateIsRead) {
+  AFXDP_REQUIRE_SYSTEM();
+  std::string why;
+  if (afxdp::tool::resolve_testpmd(afxdp::tool::default_testpmd, why).empty()) GTEST_SKIP() << why;
+  afxdp::tool::Child demo({"demo", "--json", "-d", "1", "--benchmark", "rxdrop", "--mode", "native",
+                           "--cores", "2", "--wait", "spin", "--reference-dpdk"},
+                          AFXDP_TOOL_PATH);
+  ASSERT_EQ(demo.wait(120000), 0) << demo.out() << demo.err();
+  std::istringstream lines(demo.out());
+  std::string ours, testpmd, extra;
+  std::getline(lines, ours);
+  std::getline(lines, testpmd);
+  EXPECT_FALSE(std::getline(lines, extra)) << extra;
+  EXPECT_NE(ours.find("\"tool\":\"afxdp\""), std::string::npos) << ours;
+  EXPECT_NE(testpmd.find("\"tool\":\"dpdk\""), std::string::npos) << testpmd;
+  EXPECT_NE(testpmd.find("\"measured\":true"), std::string::npos) << testpmd;
+  double mpps = 0, ratio = 0;
+  ASSERT_TRUE(afxdp::tool::json_number(testpmd, "mpps", mpps)) << testpmd;
+  EXPECT_GT(mpps, 0.0) << testpmd;
+  ASSERT_TRUE(afxdp::tool::json_number(testpmd, "afxdp_over_this", ratio)) << testpmd;
+  EXPECT_GT(ratio, 0.0) << testpmd;
+  // Nothing left behind: EAL's runtime directory, made even without shared files, is removed.
+  EXPECT_NE(::access("/var/run/dpdk/afxdp-demo", F_OK), 0);
 }

@@ -283,6 +283,10 @@ std::vector<Row> demo_rows() {
       {"--gen-rate", {s, "--gen-rate", "fast"}, {"--gen-rate", "fast"}},
       {"--reference", {s, "--reference", "/nonexistent/xdpsock"}, {"--reference", "/nonexistent/xdpsock"}},
       {"--reference", {s, "--reference", "/proc/version"}, {"--reference", "/proc/version", "not executable"}},
+      {"--reference-dpdk", {s, "--reference-dpdk=/nonexistent/dpdk-testpmd"},
+       {"--reference-dpdk", "/nonexistent/dpdk-testpmd", "does not exist"}},
+      {"--reference-dpdk", {s, "--reference-dpdk=/proc/version"},
+       {"--reference-dpdk", "/proc/version", "not an executable file"}},
       {"", {s, "--bogus"}, {"--bogus"}},
   };
 }

@@ -98,4 +98,24 @@ TEST(PortOpen, ReceivesOnEveryQueueAndReleasesEverything) {
   EXPECT_EQ(open_fds(), fds);
 }
 
+// A timeout under a millisecond sleeps in poll() for it, not zero (a paced sender waits for
+// its next turn, microseconds away, this way): nothing arrives, so wait() ends in one poll().
+TEST(PortOpen, WaitSleepsInPollForLessThanAMillisecond) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  Port port = Port::open(veth.b(), {.frames_per_queue = 256, .ring_size = 128});
+  afxdp::Queue& q = port.queues()[0];
+  bool slept = false;
+  for (int attempt = 0; attempt < 10 && !slept; ++attempt) {
+    q.receive([](std::span<afxdp::Frame>) {});  // the peer's IPv6 chatter, if any, first
+    const std::uint64_t polls = q.stats().polls;
+    if (!q.wait(std::chrono::microseconds(300))) {
+      slept = true;
+      EXPECT_EQ(q.stats().polls, polls + 1);
+    }
+  }
+  EXPECT_TRUE(slept);
+  EXPECT_EQ(q.error(), 0);
+}
+
 }  // namespace

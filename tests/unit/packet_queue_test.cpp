@@ -212,6 +212,31 @@ TEST(Packets, ServeSendsTheWholeChainBackAsAChain) {
   expect_accounted(q);
 }
 
+// A handler that trims a trailer off the last fragment (or grows it) sees the packet's size
+// follow, and what goes out is the packet as resized.
+TEST(Packets, SizeFollowsAFragmentsResize) {
+  Loopback lb(mb());
+  Queue& q = lb.port().queues()[0];
+  const auto sent = bytes_of(3, 4000);  // 1792 + 1792 + 416
+  ASSERT_TRUE(lb.inject(0, sent));
+  std::uint32_t seen_before = 0, seen_after = 0;
+  EXPECT_EQ(q.serve_packets([&](Packet& p) {
+    seen_before = p.size();
+    afxdp::Frame& last = p[p.fragment_count() - 1];
+    EXPECT_TRUE(last.resize(last.size() - 16));
+    seen_after = p.size();
+    return Verdict::send_back;
+  }), 3U);
+  EXPECT_EQ(seen_before, 4000U);
+  EXPECT_EQ(seen_after, 4000U - 16U);
+  q.flush();
+  const auto wire = lb.transmitted(0);
+  ASSERT_EQ(wire.size(), 1U);
+  EXPECT_EQ(wire[0], std::vector<std::byte>(sent.begin(), sent.end() - 16));
+  ASSERT_TRUE(q.drain(std::chrono::milliseconds(100)));
+  expect_accounted(q);
+}
+
 TEST(Packets, ServeDropRecyclesEveryFragment) {
   Loopback lb(mb(64, 32));
   Queue& q = lb.port().queues()[0];

@@ -54,7 +54,7 @@ void kill_all_children() noexcept {
 }
 
 Child::Child(const std::vector<std::string>& args, const std::string& program,
-             const std::vector<std::string>& wrapper, OnTimeout on_timeout)
+             const std::vector<std::string>& wrapper, OnTimeout on_timeout, Signals signals)
     : on_timeout_(on_timeout) {
   int out_pipe[2], err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0) detail::throw_errno(errno, "pipe2");
@@ -79,8 +79,10 @@ Child::Child(const std::vector<std::string>& args, const std::string& program,
   posix_spawnattr_init(&attributes);
   sigset_t stop;
   sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
+  if (signals == Signals::held) {
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+  }
   posix_spawnattr_setsigmask(&attributes, &stop);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   const int rc = wrapper.empty() ? ::posix_spawn(&pid_, program.c_str(), &actions, &attributes,

@@ -20,6 +20,9 @@ class Child {
   // What wait() does when its time is up: ask (SIGTERM, our subcommands print their summary and
   // exit 0), then insist; or kill at once, so that a hang shows as 128 + SIGKILL (tests).
   enum class OnTimeout { terminate, kill };
+  // Whether SIGINT and SIGTERM are held from spawn to exec (above: for our own subcommands), or
+  // open: a program that is not ours (testpmd) never unblocks them and would ignore them.
+  enum class Signals { held, open };
 
   // Start `program args...` (by default this same binary) with stdout and stderr captured.
   // A non-empty `wrapper` (e.g. setpriv ...) runs it instead: wrapper... program args...,
@@ -27,7 +30,7 @@ class Child {
   explicit Child(const std::vector<std::string>& args,
                  const std::string& program = "/proc/self/exe",
                  const std::vector<std::string>& wrapper = {},
-                 OnTimeout on_timeout = OnTimeout::terminate);
+                 OnTimeout on_timeout = OnTimeout::terminate, Signals signals = Signals::held);
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
   // A child still running is killed (SIGKILL) and reaped.

@@ -3,6 +3,8 @@
 #include "bench_options.hpp"
 #include "bench_stats.hpp"
 #include "child.hpp"
+#include "demo_versus.hpp"
+#include "dpdk_reference.hpp"
 #include "number_checks.hpp"
 #include "xdpsock_reference.hpp"
 
@@ -159,6 +161,24 @@ void check_extra(const DemoOptions& options) {
   }
 }
 
+// A reference cell's ratio for --json: ,"afxdp_over_this":1.270 (null when either is unmeasured).
+std::string versus_field(const std::vector<DemoCell>& cells, const DemoCell& cell) {
+  if (cell.tool == "afxdp") return {};
+  const double ratio = afxdp_over(cells, cell);
+  char text[64];
+  if (ratio <= 0) return ",\"afxdp_over_this\":null";
+  std::snprintf(text, sizeof text, ",\"afxdp_over_this\":%.3f", ratio);
+  return text;
+}
+
+// --reference-dpdk's program, found now: a missing one is one line before anything is set up.
+void check_testpmd(DemoOptions& options) {
+  if (options.reference_dpdk.empty()) return;
+  std::string why;
+  options.reference_dpdk = resolve_testpmd(options.reference_dpdk, why);
+  if (!why.empty()) throw CLI::ValidationError("--reference-dpdk", why);
+}
+
 // The last line of `text` with something on it (xdpsock's reason comes after libbpf's notes).
 std::string last_line(const std::string& text) {
   return last_line_where(text, [](const std::string& line) {
@@ -187,8 +207,8 @@ std::unique_ptr<Child> start_reference(const DemoCell& cell, const lab::VethPair
 
 // The reference's result. It attaches its program without a bpf_link (libxdp's netlink attach)
 // and detaches it at its exit; had it crashed, the program would stay and fail every later cell,
-// so that is checked, and cleared.
-void measure_reference(DemoCell& cell, const Child& app, int code, const lab::VethPair& veth) {
+// so that is checked, and cleared. testpmd (no `app`: run_testpmd read its rate) likewise.
+void measure_reference(DemoCell& cell, const Child* app, int code, const lab::VethPair& veth) {
   if (attached_xdp_program(interface_index(veth.b())) != 0) {
     for (const char* mode : {"xdpgeneric", "xdpdrv"}) {
       try {
@@ -196,12 +216,15 @@ void measure_reference(DemoCell& cell, const Child& app, int code, const lab::Ve
       } catch (const std::runtime_error&) {
       }
     }
-    cell.error = "xdpsock left its XDP program attached (exit code " + std::to_string(code) + ")";
+    cell.measured = false;
+    cell.error =
+        cell.tool + " left its XDP program attached (exit code " + std::to_string(code) + ")";
     return;
   }
+  if (app == nullptr) return;
   double pps = 0;
-  if (code != 0 || !xdpsock_rate(app.out(), cell.benchmark == "rxdrop" ? "rx" : "tx", pps)) {
-    cell.error = "xdpsock: " + (code != 0 ? last_line(app.err()) : "no statistics in its output");
+  if (code != 0 || !xdpsock_rate(app->out(), cell.benchmark == "rxdrop" ? "rx" : "tx", pps)) {
+    cell.error = "xdpsock: " + (code != 0 ? last_line(app->err()) : "no statistics in its output");
     return;
   }
   cell.mpps = pps / 1e6;
@@ -210,7 +233,7 @@ void measure_reference(DemoCell& cell, const Child& app, int code, const lab::Ve
 
 void measure(DemoCell& cell, const lab::VethPair& veth, double seconds, DemoCpus cpus,
              const std::vector<std::string>& extra, std::uint64_t gen_rate,
-             const std::string& reference_program) {
+             const std::string& reference_program, const std::string& testpmd) {
   place_kernel_work(veth, cell.cores, cpus);
   set_busy_poll_sysfs(veth, cell.busy_poll);
   const std::string duration = format_seconds(seconds);
@@ -227,13 +250,21 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds, DemoCpus
     }
   }
   const bool reference = cell.tool != "afxdp";
-  const std::unique_ptr<Child> app =
-      reference ? start_reference(cell, veth, seconds, reference_program, cpus)
-                : std::make_unique<Child>(cell_args(cell, veth.b(), duration, cpus, extra));
   // Threaded NAPI kthreads appear once the program is attached: pin them again.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  if (cell.cores == 1) lab::pin_napi_threads(veth.b(), cpus.app);
-  const int code = app->wait(static_cast<int>(seconds * 1000) + 15000);
+  const auto pin_napi = [&] {
+    if (cell.cores == 1) lab::pin_napi_threads(veth.b(), cpus.app);
+  };
+  std::unique_ptr<Child> app;
+  int code = 0;
+  if (cell.tool == "dpdk") {
+    run_testpmd(cell, testpmd, veth.b(), seconds, cpus, nobody_mac, pin_napi);
+  } else {
+    app = reference ? start_reference(cell, veth, seconds, reference_program, cpus)
+                    : std::make_unique<Child>(cell_args(cell, veth.b(), duration, cpus, extra));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    pin_napi();
+    code = app->wait(static_cast<int>(seconds * 1000) + 15000);
+  }
   std::string source_error;
   for (auto& source : sources) {
     source->terminate();
@@ -246,11 +277,12 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds, DemoCpus
   }
   set_busy_poll_sysfs(veth, false);
   if (!source_error.empty()) {
+    cell.measured = false;
     cell.error = source_error;
     return;
   }
   if (reference) {
-    measure_reference(cell, *app, code, veth);
+    measure_reference(cell, app.get(), code, veth);
     return;
   }
   if (code != 0) {
@@ -314,7 +346,8 @@ int run_demo(const DemoOptions& options) {
 
   for (DemoCell& cell : cells) {
     if (interrupted) break;
-    measure(cell, veth, seconds, cpus, options.extra, options.gen_rate, options.reference);
+    measure(cell, veth, seconds, cpus, options.extra, options.gen_rate, options.reference,
+            options.reference_dpdk);
     if (interrupted) {
       cell.measured = false;
       cell.error = "interrupted";
@@ -322,20 +355,20 @@ int run_demo(const DemoOptions& options) {
     if (options.json) {
       std::printf("{\"benchmark\":\"%s\",\"tool\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
                   "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
-                  "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s}\n",
+                  "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s%s}\n",
                   cell.benchmark.c_str(), cell.tool.c_str(), cell.poll ? "true" : "false",
                   cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues,
                   cell.mpps, cell.offered_mpps,
                   static_cast<unsigned long long>(options.gen_rate),
                   cell.measured ? "true" : "false",
-                  json_string(cell.error).c_str());
+                  json_string(cell.error).c_str(), versus_field(cells, cell).c_str());
       std::fflush(stdout);
     } else if (!cell.measured) {
       std::fprintf(stderr, "afxdp demo: %s (%s): %s\n", row_name(cell).c_str(),
                    column_name(cell).c_str(), cell.error.c_str());
     }
   }
-  if (!options.json) std::printf("%s", demo_table(cells).c_str());
+  if (!options.json) std::printf("%s", demo_table(with_versus_rows(cells)).c_str());
   if (interrupted) return 130;
   for (const DemoCell& cell : cells) {
     if (!cell.measured) return 1;
@@ -379,7 +412,17 @@ Command add_demo_command(CLI::App& app) {
             return ::access(path.c_str(), X_OK) == 0 ? std::string() : path + " is not executable";
           },
           "EXECUTABLE"));
-  sub->parse_complete_callback([options] { check_extra(*options); });
+  // An optional value: alone it means Debian's testpmd in PATH.
+  CLI::Option* dpdk = sub->add_option("--reference-dpdk", options->reference_dpdk,
+                                      "Also run DPDK's testpmd (its AF_XDP driver; default: "
+                                      "dpdk-testpmd in PATH) beside each one-queue native rxdrop, "
+                                      "txpush and l2fwd cell without poll()")
+                          ->expected(0, 1);
+  sub->parse_complete_callback([options, dpdk] {
+    check_extra(*options);
+    if (dpdk->count() > 0 && options->reference_dpdk.empty()) options->reference_dpdk = default_testpmd;
+    check_testpmd(*options);
+  });
   return {sub, [options] { return run_demo(*options); }};
 }
 

@@ -1,5 +1,7 @@
 #include "demo_matrix.hpp"
 
+#include "dpdk_reference.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -73,6 +75,10 @@ std::vector<DemoCell> demo_matrix(const DemoOptions& options) {
               cell.tool = "xdpsock";
               cells.push_back(cell);
             }
+            if (!options.reference_dpdk.empty() && has_dpdk_twin(cell)) {
+              cell.tool = "dpdk";
+              cells.push_back(cell);
+            }
           }
         }
       }
@@ -110,6 +116,8 @@ std::string demo_table(const std::vector<DemoCell>& cells) {
         std::snprintf(buffer, sizeof buffer, " %16s", "");
       } else if (!found->second->measured) {
         std::snprintf(buffer, sizeof buffer, " %16s", "-");
+      } else if (found->second->tool.rfind("vs ", 0) == 0) {  // demo_versus.hpp: a ratio
+        std::snprintf(buffer, sizeof buffer, " %15.2fx", found->second->mpps);
       } else {
         std::snprintf(buffer, sizeof buffer, " %16.3f", found->second->mpps);
       }

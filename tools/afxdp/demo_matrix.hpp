@@ -29,6 +29,8 @@ struct DemoOptions {
   // An xdpsock binary to run right after each one-queue rxdrop, txpush and l2fwd cell, in the
   // same conditions ("" none): xdpsock_reference.hpp.
   std::string reference{};
+  // testpmd (a path; "" none) to run after them in the cells it can play: dpdk_reference.hpp.
+  std::string reference_dpdk{};
 };
 
 // One measurement of the matrix.
@@ -43,7 +45,7 @@ struct DemoCell {
   bool busy_poll = false;   // -B, with the interface's napi_defer_hard_irqs and gro_flush_timeout
   int queues = 1;           // queues, each with its own thread (and, for rx, its own gen)
   double offered_mpps = 0;  // what gen sent in the same run (rxdrop, l2fwd)
-  std::string tool = "afxdp";  // or "xdpsock": the reference tool in the same cell
+  std::string tool = "afxdp";  // or "xdpsock", "dpdk": a reference tool in the same cell
 };
 
 // Where the demo runs its two sides: the traffic source (gen) and the application (the

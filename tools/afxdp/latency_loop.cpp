@@ -30,8 +30,8 @@ std::uint64_t cpu_ns() noexcept {
          static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-// Sleep in poll() on `fd` until it is readable or `until` (CLOCK_MONOTONIC ns) passed. Nanosecond
-// timeouts: the next probe may be due in microseconds.
+// A UDP socket's wait: poll() on `fd` until it is readable or `until` (CLOCK_MONOTONIC ns)
+// passed. Nanosecond timeouts: the next probe may be due in microseconds.
 void wait_readable(int fd, std::uint64_t now, std::uint64_t until) {
   if (until <= now) return;
   const std::uint64_t left = until - now;
@@ -85,8 +85,8 @@ class XskLink {
     if (wait_ != LatencyWait::poll) {
       queue_.wait(std::chrono::milliseconds(0));  // spin: re-check, yield; busy-poll: recvfrom
     } else if (waiting) {
-      // Queue::wait sleeps in whole milliseconds; a probe may be due in microseconds.
-      wait_readable(queue_.fd(), now, until);
+      // The library's wait: kicks what is unsent, re-checks a while, then poll() until `until`.
+      if (until > now) queue_.wait(std::chrono::nanoseconds(until - now));
     } else {
       sleep_until(until);
     }

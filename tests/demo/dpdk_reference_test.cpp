@@ -1,0 +1,292 @@
+// testpmd beside ours (dpdk_reference.hpp): reading its statistics, its command line, which
+// cells it plays, finding it, and the "vs" ratios the demo shows (demo_versus.hpp).
+#include "dpdk_reference.hpp"
+#include "demo.hpp"
+#include "demo_versus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+using afxdp::tool::DemoCell;
+using afxdp::tool::DemoOptions;
+
+namespace {
+
+// testpmd 22.11.11's whole stdout, rxonly on a veth end (dpdk-testpmd -l 0,1 --main-lcore 0
+// --no-pci --no-huge --no-shconf --no-telemetry -m 256 --vdev net_af_xdp0,iface=fb,start_queue=0,
+// queue_count=1,force_copy=1,busy_budget=0 -- --forward-mode=rxonly --nb-cores=1
+// --total-num-mbufs=16384 --stats-period=1), xdpsock -t sending from the peer, stopped by SIGTERM
+// 3.3 s after its first statistics block.
+const std::string captured_rxonly =
+    R"(Set rxonly packet forwarding mode
+Configuring Port 0 (socket 0)
+Port 0: D6:3D:4F:B7:C7:1E
+Checking link statuses...
+Done
+No commandline core given, start packet forwarding
+rxonly packet forwarding - ports=1 - cores=1 - streams=1 - NUMA support enabled, MP allocation mode: native
+Logical Core 1 (socket 0) forwards packets on 1 streams:
+  RX P=0/Q=0 (socket 0) -> TX P=0/Q=0 (socket 0) peer=02:00:00:00:00:00
+
+  rxonly packet forwarding packets/burst=32
+  nb forwarding cores=1 - nb forwarding ports=1
+  port 0: RX queue number: 1 Tx queue number: 1
+    Rx offloads=0x0 Tx offloads=0x0
+    RX queue: 0
+      RX desc=0 - RX free threshold=0
+      RX threshold registers: pthresh=0 hthresh=0  wthresh=0
+      RX Offloads=0x0
+    TX queue: 0
+      TX desc=0 - TX free threshold=0
+      TX threshold registers: pthresh=0 hthresh=0  wthresh=0
+      TX offloads=0x0 - TX RS bit threshold=0
+)"
+    "\x1b[2J\x1b[1;1H"
+    R"(
+Port statistics ====================================
+  ######################## NIC statistics for port 0  ########################
+  RX-packets: 544        RX-missed: 0          RX-bytes:  32640
+  RX-errors: 0
+  RX-nombuf:  0         
+  TX-packets: 0          TX-errors: 0          TX-bytes:  0
+
+  Throughput (since last show)
+  Rx-pps:            0          Rx-bps:            0
+  Tx-pps:            0          Tx-bps:            0
+  ############################################################################
+)"
+    "\x1b[2J\x1b[1;1H"
+    R"(
+Port statistics ====================================
+  ######################## NIC statistics for port 0  ########################
+  RX-packets: 39520      RX-missed: 17600      RX-bytes:  2371200
+  RX-errors: 0
+  RX-nombuf:  0         
+  TX-packets: 0          TX-errors: 0          TX-bytes:  0
+
+  Throughput (since last show)
+  Rx-pps:        38514          Rx-bps:     18486920
+  Tx-pps:            0          Tx-bps:            0
+  ############################################################################
+)"
+    "\x1b[2J\x1b[1;1H"
+    R"(
+Port statistics ====================================
+  ######################## NIC statistics for port 0  ########################
+  RX-packets: 150675     RX-missed: 101077     RX-bytes:  9040500
+  RX-errors: 0
+  RX-nombuf:  0         
+  TX-packets: 0          TX-errors: 0          TX-bytes:  0
+
+  Throughput (since last show)
+  Rx-pps:        55248          Rx-bps:     26519056
+  Tx-pps:            0          Tx-bps:            0
+  ############################################################################
+Telling cores to stop...
+Waiting for lcores to finish...
+
+  ---------------------- Forward statistics for port 0  ----------------------
+  RX-packets: 215123         RX-dropped: 145261        RX-total: 360384
+  TX-packets: 0              TX-dropped: 0             TX-total: 0
+  ----------------------------------------------------------------------------
+
+  +++++++++++++++ Accumulated forward statistics for all ports+++++++++++++++
+  RX-packets: 215123         RX-dropped: 145261        RX-total: 360384
+  TX-packets: 0              TX-dropped: 0             TX-total: 0
+  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++
+
+Done.
+
+Primary: Sending 'stop_req' request to secondary...
+
+Stopping port 0...
+Stopping ports...
+Done
+
+Shutting down port 0...
+Closing ports...
+Port 0 is closed
+Done
+
+Bye...
+)";
+
+}  // namespace
+
+// The forwarding engine's total less the first block's count: 215123 - 544 received.
+TEST(TestpmdPackets, TheTotalAfterTheFirstBlock) {
+  double packets = 0;
+  ASSERT_TRUE(afxdp::tool::testpmd_packets(captured_rxonly, "RX", packets));
+  EXPECT_DOUBLE_EQ(packets, 215123 - 544);
+  ASSERT_TRUE(afxdp::tool::testpmd_packets(captured_rxonly, "TX", packets));
+  EXPECT_DOUBLE_EQ(packets, 0);
+}
+
+// Without a first block (it never started) or without the totals (it did not stop cleanly),
+// there is no count.
+TEST(TestpmdPackets, NoFirstBlockOrNoTotalsIsNoCount) {
+  double packets = 0;
+  EXPECT_FALSE(afxdp::tool::testpmd_packets("", "RX", packets));
+  EXPECT_FALSE(afxdp::tool::testpmd_packets("EAL: Error - exiting with code: 1\n", "RX", packets));
+  const std::string cut = captured_rxonly.substr(0, captured_rxonly.find("Telling cores to stop"));
+  EXPECT_FALSE(afxdp::tool::testpmd_packets(cut, "RX", packets));
+  const std::string totals = captured_rxonly.substr(captured_rxonly.find("Telling cores to stop"));
+  EXPECT_FALSE(afxdp::tool::testpmd_packets(totals, "RX", packets));
+  EXPECT_FALSE(afxdp::tool::testpmd_packets(
+      "NIC statistics for port 0\n RX-packets: x\nAccumulated forward statistics\n RX-packets: 5\n",
+      "RX", packets));
+}
+
+TEST(TestpmdArgs, OneCellInTestpmdsArguments) {
+  DemoCell cell;
+  cell.benchmark = "rxdrop";
+  cell.mode = "native";
+  const std::vector<std::string> rx =
+      afxdp::tool::testpmd_args(cell, "demob", {2, 3}, "02:00:00:00:00:02");
+  const auto has = [](const std::vector<std::string>& args, const std::string& arg) {
+    return std::find(args.begin(), args.end(), arg) != args.end();
+  };
+  // The main lcore on the source's CPU, the forwarding one on the application's.
+  const auto list = std::find(rx.begin(), rx.end(), "-l");
+  ASSERT_NE(list, rx.end());
+  EXPECT_EQ(*(list + 1), "2,3");
+  const auto main_lcore = std::find(rx.begin(), rx.end(), "--main-lcore");
+  ASSERT_NE(main_lcore, rx.end());
+  EXPECT_EQ(*(main_lcore + 1), "2");
+  EXPECT_TRUE(has(rx, "--no-huge"));
+  EXPECT_TRUE(has(rx, "--no-shconf"));
+  EXPECT_TRUE(has(rx, "afxdp-demo")) << "--file-prefix: a runtime directory of ours to remove";
+  EXPECT_TRUE(
+      has(rx, "net_af_xdp0,iface=demob,start_queue=0,queue_count=1,force_copy=1,busy_budget=0"));
+  EXPECT_TRUE(has(rx, "--forward-mode=rxonly"));
+  EXPECT_TRUE(has(rx, "--stats-period=1"));
+  EXPECT_FALSE(has(rx, "--eth-peer=0,02:00:00:00:00:02"));
+  // EAL's arguments, then "--", then testpmd's.
+  const auto split = std::find(rx.begin(), rx.end(), "--");
+  ASSERT_NE(split, rx.end());
+  EXPECT_LT(split - rx.begin(),
+            std::find(rx.begin(), rx.end(), "--forward-mode=rxonly") - rx.begin());
+
+  cell.benchmark = "txpush";
+  cell.busy_poll = true;
+  const std::vector<std::string> tx =
+      afxdp::tool::testpmd_args(cell, "demob", {0, 1}, "02:00:00:00:00:02");
+  EXPECT_TRUE(has(tx, "--forward-mode=txonly"));
+  EXPECT_TRUE(has(tx, "--eth-peer=0,02:00:00:00:00:02"));
+  EXPECT_TRUE(
+      has(tx, "net_af_xdp0,iface=demob,start_queue=0,queue_count=1,force_copy=1,busy_budget=64"));
+  cell.benchmark = "l2fwd";
+  EXPECT_TRUE(has(afxdp::tool::testpmd_args(cell, "demob", {0, 1}, "x"), "--forward-mode=macswap"));
+}
+
+// testpmd follows ours (and xdpsock's) in the one-queue native cells without poll() only.
+TEST(DemoMatrix, TestpmdFollowsTheCellsItCanPlay) {
+  DemoOptions options;
+  options.waits = {"spin", "poll", "busy-poll"};
+  options.queues = {1, 2};
+  options.reference = "/bin/true";
+  options.reference_dpdk = "/bin/true";
+  const auto cells = afxdp::tool::demo_matrix(options);
+  int twins = 0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (cells[i].tool != "dpdk") continue;
+    ++twins;
+    ASSERT_GE(i, 2U);
+    EXPECT_EQ(cells[i - 1].tool, "xdpsock");
+    EXPECT_EQ(cells[i - 2].tool, "afxdp");
+    for (const DemoCell* other : {&cells[i - 1], &cells[i - 2]}) {
+      EXPECT_EQ(other->benchmark, cells[i].benchmark);
+      EXPECT_EQ(other->poll, cells[i].poll);
+      EXPECT_EQ(other->busy_poll, cells[i].busy_poll);
+      EXPECT_EQ(other->cores, cells[i].cores);
+    }
+    EXPECT_EQ(cells[i].mode, "native");
+    EXPECT_EQ(cells[i].queues, 1);
+    EXPECT_FALSE(cells[i].poll);
+  }
+  // rxdrop, txpush, l2fwd x spin, busy-poll x 1 and 2 cores.
+  EXPECT_EQ(twins, 12);
+  options.reference_dpdk.clear();
+  for (const DemoCell& cell : afxdp::tool::demo_matrix(options)) EXPECT_NE(cell.tool, "dpdk");
+}
+
+TEST(ResolveTestpmd, APathOrANameInPath) {
+  std::string why;
+  EXPECT_EQ(afxdp::tool::resolve_testpmd("/bin/sh", why), "/bin/sh");
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(afxdp::tool::resolve_testpmd("/nonexistent/dpdk-testpmd", why), "");
+  EXPECT_EQ(why, "/nonexistent/dpdk-testpmd does not exist");
+  EXPECT_EQ(afxdp::tool::resolve_testpmd("/proc/version", why), "");
+  EXPECT_EQ(why, "/proc/version is not an executable file");
+  EXPECT_EQ(afxdp::tool::resolve_testpmd("/tmp", why), "");
+  EXPECT_EQ(why, "/tmp is not an executable file");
+  const std::string sh = afxdp::tool::resolve_testpmd("sh", why);
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(sh.substr(sh.size() - 3), "/sh");
+  EXPECT_EQ(afxdp::tool::resolve_testpmd("no-such-testpmd-x", why), "");
+  EXPECT_EQ(why, "no-such-testpmd-x is not installed (not found in PATH)");
+}
+
+// Without testpmd in PATH, --reference-dpdk is one line naming the package, while parsing.
+TEST(DemoOptions, ReferenceDpdkWithoutTestpmdIsOneLine) {
+  const char* old = std::getenv("PATH");
+  const std::string saved = old != nullptr ? old : "";
+  ::setenv("PATH", "/nonexistent", 1);
+  CLI::App app{"test"};
+  afxdp::tool::add_demo_command(app);
+  std::string what = "accepted";
+  try {
+    app.parse(std::vector<std::string>{"--reference-dpdk", "demo"});  // CLI11 reads it last first
+  } catch (const CLI::ParseError& e) {
+    what = e.what();
+  }
+  ::setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(what, "--reference-dpdk: dpdk-testpmd is not installed (Debian: apt-get install dpdk)");
+}
+
+// A path instead of the default: taken when it is an executable file, one line when it is not.
+TEST(DemoOptions, ReferenceDpdkTakesAPath) {
+  const auto parse = [](const std::string& option) {
+    CLI::App app{"test"};
+    afxdp::tool::add_demo_command(app);
+    try {
+      app.parse(std::vector<std::string>{option, "demo"});  // CLI11 reads it last first
+    } catch (const CLI::ParseError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(parse("--reference-dpdk=/bin/sh"), "accepted");
+  EXPECT_EQ(parse("--reference-dpdk=/nonexistent/dpdk-testpmd"),
+            "--reference-dpdk: /nonexistent/dpdk-testpmd does not exist");
+}
+
+TEST(DemoVersus, OurCellOverEachReferenceTwin) {
+  std::vector<DemoCell> cells(4);
+  cells[0] = {"rxdrop", false, "native", 2, true, 4.0, ""};
+  cells[1] = cells[0];
+  cells[1].tool = "xdpsock";
+  cells[1].mpps = 2.0;
+  cells[2] = cells[0];
+  cells[2].tool = "dpdk";
+  cells[2].mpps = 3.2;
+  cells[3] = cells[0];
+  cells[3].cores = 1;
+  cells[3].tool = "dpdk";
+  cells[3].mpps = 1.0;  // no afxdp cell with one core: no ratio
+  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[1]), 2.0);
+  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[2]), 1.25);
+  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[3]), 0);
+  const std::string table = afxdp::tool::demo_table(afxdp::tool::with_versus_rows(cells));
+  EXPECT_NE(table.find("rxdrop vs xdpsock"), std::string::npos) << table;
+  EXPECT_NE(table.find("2.00x"), std::string::npos) << table;
+  EXPECT_NE(table.find("rxdrop vs DPDK"), std::string::npos) << table;
+  EXPECT_NE(table.find("1.25x"), std::string::npos) << table;
+  // The ratio's row follows its reference's row.
+  EXPECT_LT(table.find("rxdrop dpdk"), table.find("rxdrop vs DPDK")) << table;
+  cells[0].measured = false;
+  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[2]), 0);
+}
