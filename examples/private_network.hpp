@@ -8,6 +8,8 @@
 // for AF_XDP it prints why and exits 77, which ctest counts as skipped.
 #pragma once
 
+#include <afxdp/interface.hpp>
+#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
 #include <lab.hpp>
 
@@ -31,7 +33,7 @@
 namespace example {
 
 using Clock = std::chrono::steady_clock;
-using Mac = std::vector<std::uint8_t>;
+using Mac = afxdp::MacAddress;
 inline constexpr auto peer_timeout = std::chrono::seconds(10);
 
 struct NetworkConfig {
@@ -42,7 +44,7 @@ struct NetworkConfig {
 class Network {
  public:
   Network(const char* program, const NetworkConfig& config) {
-    if (const std::string missing = afxdp::lab::missing_privilege(); !missing.empty()) {
+    if (const std::string missing = afxdp::missing_privilege(); !missing.empty()) {
       std::printf("%s: skipped: needs %s\n", program, missing.c_str());
       std::exit(77);  // ctest's SKIP_RETURN_CODE
     }
@@ -108,8 +110,8 @@ class Sender {
     afxdp::lab::PacketSocket socket(net.peer());
     const int on = 1;  // past the qdisc, the frame takes tx queue cpu mod queues
     ::setsockopt(socket.fd(), SOL_PACKET, PACKET_QDISC_BYPASS, &on, sizeof on);
-    const Mac dst = afxdp::lab::mac_address(net.interface());
-    const Mac src = afxdp::lab::mac_address(net.peer());
+    const Mac dst = afxdp::mac_address(net.interface());
+    const Mac src = afxdp::mac_address(net.peer());
     if (afxdp::pin_to_cpu(cpu)) {
       for (std::uint32_t i = 0; i < count && Clock::now() < deadline_; ++i) {
         const auto frame = afxdp::lab::test_frame(first + i, 64, dst, src);
@@ -219,16 +221,16 @@ class Peer {
 
 // The peer for echo: frames into peer(0), back out of it with the MAC addresses swapped.
 inline Peer echo_peer(const Network& net, std::uint32_t count) {
-  const Mac a = afxdp::lab::mac_address(net.peer()), b = afxdp::lab::mac_address(net.interface());
+  const Mac a = afxdp::mac_address(net.peer()), b = afxdp::mac_address(net.interface());
   return Peer({{net.peer(), net.peer(), b, a, a, b, 0}}, count);
 }
 
 // The peer for forward: frames into peer(0) come out of peer(1) unchanged, and the other way.
 inline Peer forward_peer(const Network& net, std::uint32_t count) {
-  const Mac a0 = afxdp::lab::mac_address(net.peer(0)),
-            b0 = afxdp::lab::mac_address(net.interface(0));
-  const Mac a1 = afxdp::lab::mac_address(net.peer(1)),
-            b1 = afxdp::lab::mac_address(net.interface(1));
+  const Mac a0 = afxdp::mac_address(net.peer(0)),
+            b0 = afxdp::mac_address(net.interface(0));
+  const Mac a1 = afxdp::mac_address(net.peer(1)),
+            b1 = afxdp::mac_address(net.interface(1));
   return Peer({{net.peer(0), net.peer(1), b0, a0, b0, a0, 0},
                {net.peer(1), net.peer(0), b1, a1, b1, a1, count}},
               count);

@@ -11,6 +11,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <vector>
@@ -137,6 +138,25 @@ unsigned interface_mtu(const std::string& name) {
     detail::throw_errno(errno, "SIOCGIFMTU on " + name);
   }
   return static_cast<unsigned>(request.ifr_mtu);
+}
+
+MacAddress mac_address(std::string_view interface) {
+  const std::string name(interface);
+  if (name.empty() || name.size() >= IFNAMSIZ) {
+    detail::throw_errno(ENODEV, "interface " + name + " does not exist");
+  }
+  ifreq request{};
+  std::strncpy(request.ifr_name, name.c_str(), IFNAMSIZ - 1);
+  auto fd = detail::UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
+  if (::ioctl(fd.get(), SIOCGIFHWADDR, &request) != 0) {
+    detail::throw_errno(errno, "SIOCGIFHWADDR on " + name);
+  }
+  if (request.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
+    detail::throw_errno(EAFNOSUPPORT, name + " has no Ethernet address");
+  }
+  MacAddress mac{};
+  std::memcpy(mac.data(), request.ifr_hwaddr.sa_data, mac.size());
+  return mac;
 }
 
 }  // namespace afxdp

@@ -2,6 +2,8 @@
 // per-packet handler, given as a template parameter so that it inlines, returns a verdict; here
 // it swaps the MAC addresses and the frame goes back out of the queue it came in on. The peer
 // checks that every frame comes back with MACs swapped.
+#include <afxdp/interface.hpp>
+#include <afxdp/privilege.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
@@ -73,7 +75,7 @@ void serve(afxdp::Socket& s) {
 }
 
 int main() try {
-  if (auto missing = afxdp::lab::missing_privilege(); !missing.empty()) {
+  if (auto missing = afxdp::missing_privilege(); !missing.empty()) {
     std::printf("echo: skipped: needs %s\n", missing.c_str());
     return 77;  // ctest's SKIP_RETURN_CODE
   }
@@ -89,7 +91,7 @@ int main() try {
   fill.submit(lent);
 
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto a = afxdp::lab::mac_address(veth.a()), b = afxdp::lab::mac_address(veth.b());
+  const auto a = afxdp::mac_address(veth.a()), b = afxdp::mac_address(veth.b());
   const std::uint32_t count = 1000;
   std::uint32_t sent = 0, echoed = 0;
   std::vector<std::uint8_t> got;

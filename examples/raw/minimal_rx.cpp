@@ -1,6 +1,8 @@
 // Receive and count packets on one queue: the smallest complete use of the library.
 // It makes its own private network (a namespace and a veth pair), sends test frames into one end
 // with an ordinary packet socket, and receives them on the other end through AF_XDP.
+#include <afxdp/interface.hpp>
+#include <afxdp/privilege.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
@@ -28,7 +30,7 @@ int main(int argc, char** argv) {
   try {
     if (argc > 2) throw std::invalid_argument("usage: minimal_rx [count]");
     const std::uint32_t count = argc > 1 ? parse_count(argv[1]) : 1000;
-    if (auto missing = afxdp::lab::missing_privilege(); !missing.empty()) {
+    if (auto missing = afxdp::missing_privilege(); !missing.empty()) {
       std::printf("minimal_rx: skipped: needs %s\n", missing.c_str());
       return 77;  // ctest's SKIP_RETURN_CODE
     }
@@ -52,8 +54,8 @@ int main(int argc, char** argv) {
     fill.submit(lent);
 
     afxdp::lab::PacketSocket peer(veth.a());
-    const auto dst = afxdp::lab::mac_address(veth.b());
-    const auto src = afxdp::lab::mac_address(veth.a());
+    const auto dst = afxdp::mac_address(veth.b());
+    const auto src = afxdp::mac_address(veth.a());
     std::uint32_t sent = 0, received = 0, intact = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (intact < count && std::chrono::steady_clock::now() < deadline) {

@@ -2,6 +2,9 @@
 // half of the frames on its own fill ring). On a 2-queue veth pair, frames sent from CPU n land
 // on rx queue n mod 2, so senders pinned to CPUs 0 and 1 feed both queues. Success: both queues
 // received, and together exactly what was sent.
+#include <afxdp/interface.hpp>
+#include <afxdp/privilege.hpp>
+#include <afxdp/run.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
@@ -54,8 +57,8 @@ void send_from(unsigned cpu, const afxdp::lab::VethPair& veth, Counter& sent) {
   afxdp::lab::PacketSocket peer(veth.a());
   const int on = 1;
   setsockopt(peer.fd(), SOL_PACKET, PACKET_QDISC_BYPASS, &on, sizeof on);
-  const auto dst = afxdp::lab::mac_address(veth.b()), src = afxdp::lab::mac_address(veth.a());
-  if (!afxdp::lab::pin_to_cpu(cpu)) return;  // then `sent` falls short and main says so
+  const auto dst = afxdp::mac_address(veth.b()), src = afxdp::mac_address(veth.a());
+  if (!afxdp::pin_to_cpu(cpu)) return;  // then `sent` falls short and main says so
   for (std::uint32_t i = 0; i < per_sender; ++i) {
     const auto f = afxdp::lab::test_frame(cpu * per_sender + i, 64, dst, src);
     while (!peer.send(f.data(), f.size())) std::this_thread::yield();  // ring full: again
@@ -65,7 +68,7 @@ void send_from(unsigned cpu, const afxdp::lab::VethPair& veth, Counter& sent) {
 }
 
 int main() try {
-  if (auto missing = afxdp::lab::missing_privilege(); !missing.empty()) {
+  if (auto missing = afxdp::missing_privilege(); !missing.empty()) {
     std::printf("multi_queue: skipped: needs %s\n", missing.c_str());
     return 77;  // ctest's SKIP_RETURN_CODE
   }

@@ -1,8 +1,11 @@
 // Facts about a network interface that the control path checks before binding.
 #pragma once
 
+#include <afxdp/mac_address.hpp>
+
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace afxdp {
 
@@ -38,5 +41,9 @@ InterfaceLink interface_link(unsigned ifindex);
 
 // The MTU (SIOCGIFMTU); throws std::system_error naming the interface.
 unsigned interface_mtu(const std::string& name);
+
+// The Ethernet address (SIOCGIFHWADDR); throws std::system_error naming the interface when it
+// does not exist or has no Ethernet address (a tun or loopback device, say).
+MacAddress mac_address(std::string_view interface);
 
 }  // namespace afxdp

@@ -1,13 +1,15 @@
 // The redirect program: an XDP program that sends each frame to the AF_XDP socket bound to the
 // frame's rx queue (an XSKMAP indexed by queue), or applies a fallback action where no socket is.
-// It is embedded in the binary (libbpf skeleton) and attached through a bpf_link, so the kernel
-// detaches it when the last fd to the link closes: on any exit, kill -9 included.
+// It is embedded in the binary (libbpf skeleton) and attached through an XdpLink (a bpf_link), so
+// the kernel detaches it when the last fd to the link closes: on any exit, kill -9 included.
 //
 // An application may bring its own XDP program instead (from_object): any libbpf object with an
 // XSKMAP, attached and owned the same way.
 //
 // Threading: control path only; insert/erase may be called while traffic flows.
 #pragma once
+
+#include <afxdp/xdp_link.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -17,8 +19,6 @@
 struct bpf_object;  // libbpf
 
 namespace afxdp {
-
-enum class AttachMode { skb, native };
 
 // The XDP verdicts, with the uapi's values.
 enum class XdpAction : std::uint32_t { aborted = 0, drop = 1, pass = 2, tx = 3, redirect = 4 };
@@ -63,8 +63,5 @@ class XskProgram {
   explicit XskProgram(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
-
-// The id of the XDP program attached to `ifindex` in any mode, 0 when there is none.
-std::uint32_t attached_xdp_program(unsigned ifindex);
 
 }  // namespace afxdp

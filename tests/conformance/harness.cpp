@@ -93,12 +93,11 @@ std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len) {
 // --- Sender ---------------------------------------------------------------------------------
 
 Sender::Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
-               std::uint32_t frames, std::vector<std::uint8_t> dst_mac,
-               std::vector<std::uint8_t> src_mac)
+               std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac)
     : socket_(socket),
       stream_(stream),
-      dst_(std::move(dst_mac)),
-      src_(std::move(src_mac)),
+      dst_(dst_mac),
+      src_(src_mac),
       rules_{socket.umem().config().frame_count * std::uint64_t{socket.umem().config().frame_size},
              socket.umem().config().frame_size, socket.umem().config().unaligned_chunks},
       frames_(frames) {
@@ -143,7 +142,7 @@ std::uint32_t Sender::send(std::uint32_t max) {
     }
     const bool ok = valid(index);
     if (ok) {
-      std::vector<std::uint8_t> dst = dst_;
+      MacAddress dst = dst_;
       if (p.dst_last != 0xff) dst[5] = p.dst_last;
       const auto bytes = lab::test_frame(static_cast<std::uint32_t>(index), p.len, dst, src_);
       std::memcpy(umem.data(umem.resolve(addr)), bytes.data(), bytes.size());
@@ -396,8 +395,8 @@ std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
 
 Sender sender_on(Socket& from, Socket& to, const std::vector<Packet>& stream, const LinkSetup& setup) {
   const std::uint64_t first = std::uint64_t{setup.rx_frames} * setup.frame_size;
-  return Sender(from, stream, first, setup.tx_frames, lab::mac_address(to.config().interface),
-                lab::mac_address(from.config().interface));
+  return Sender(from, stream, first, setup.tx_frames, afxdp::mac_address(to.config().interface),
+                afxdp::mac_address(from.config().interface));
 }
 
 Receiver receiver_on(Socket& socket, const LinkSetup& setup) {

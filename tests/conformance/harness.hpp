@@ -8,6 +8,7 @@
 
 #include "system_test.hpp"
 
+#include <afxdp/mac_address.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/tx_descriptor.hpp>
 #include <afxdp/umem.hpp>
@@ -101,7 +102,7 @@ std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len);
 class Sender {
  public:
   Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
-         std::uint32_t frames, std::vector<std::uint8_t> dst_mac, std::vector<std::uint8_t> src_mac);
+         std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac);
 
   // Put up to `max` packets on the tx ring (fewer when out of frames or ring slots); returns how
   // many.
@@ -141,7 +142,7 @@ class Sender {
   }
   Socket& socket_;
   const std::vector<Packet>& stream_;
-  std::vector<std::uint8_t> dst_, src_;
+  MacAddress dst_, src_;
   TxDescriptorRules rules_;
   std::uint32_t frames_;
   std::vector<std::uint64_t> free_;

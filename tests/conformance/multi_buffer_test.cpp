@@ -52,8 +52,8 @@ struct Seen {
 std::map<std::uint32_t, Seen> exchange(const lab::VethPair& veth, Port& port, std::uint32_t length,
                                        bool read_meta, const std::uint32_t* refused = nullptr) {
   lab::PacketSocket peer(veth.a());
-  const auto dst = lab::mac_address(veth.b());
-  const auto src = lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   std::map<std::uint32_t, Seen> seen;
   Queue& q = port.queues()[0];
   const auto reader = [&](std::span<afxdp::Packet> received) {
@@ -95,8 +95,8 @@ void expect_all(const std::map<std::uint32_t, Seen>& seen, std::uint32_t sent_le
                 std::uint32_t expect_length, std::uint32_t intact, std::uint32_t min_fragments,
                 const lab::VethPair& veth) {
   ASSERT_EQ(seen.size(), packets);
-  const auto dst = lab::mac_address(veth.b());
-  const auto src = lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   for (const auto& [sequence, s] : seen) {
     ASSERT_EQ(s.bytes.size(), expect_length) << "packet " << sequence;
     EXPECT_GE(s.fragments, min_fragments) << "packet " << sequence;

@@ -114,7 +114,7 @@ TEST_P(Conformance, XDP_METADATA_COPY_through_Port) {
                                     .busy_poll = GetParam().busy_poll,
                                     .program = {skeleton->obj, "populate_metadata", "xsks"}});
   lab::PacketSocket peer(veth.a());
-  const auto frame = lab::test_frame(7, 100, lab::mac_address(veth.b()), lab::mac_address(veth.a()));
+  const auto frame = lab::test_frame(7, 100, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
   constexpr std::uint32_t count = 200;
   std::vector<std::uint32_t> seen;  // the program's count in front of each of our frames
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -50,8 +50,8 @@ TEST_P(FragsPort, ReceivesJumboFramesWholeAndIntact) {
   afxdp::Port port = afxdp::Port::open(veth.b(), config());
   afxdp::Queue& q = port.queues().front();
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
 
   constexpr std::uint32_t count = 300;
   std::map<std::uint32_t, std::size_t> intact;  // sequence -> length
@@ -104,8 +104,8 @@ TEST_P(FragsPort, ServeSendsJumboFramesBackWholeAndIntact) {
   });
 
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   constexpr std::uint32_t count = 200;
   std::uint32_t back = 0;
   std::uint32_t wrong = 0;
@@ -151,8 +151,8 @@ TEST_P(FragsPort, SharedUmemSocketsReceiveChains) {
   c.frames_per_queue = 1024;
   afxdp::Port port = afxdp::Port::open(veth.b(), c);
   ASSERT_EQ(port.queues().size(), 2U);
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   std::array<std::uint32_t, 2> intact{};
   std::uint32_t sequence_sent = 0;
   for (int s = 0; s < 16; ++s) {

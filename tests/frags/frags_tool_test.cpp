@@ -95,8 +95,8 @@ TEST_P(FragsTool, DumpWritesOneRecordPerWholePacket) {
   Child dump = start_tool(with_mode({"dump", "-F", "-i", veth.b(), "-w", path, "-C", "30"}));
   ASSERT_TRUE(afxdp::test::wait_attached(veth.b()));
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   // Frames sent before the socket's XSKMAP slot is set pass to the stack: send until dump has
   // its 30 (it exits then). The deadline only bounds a failure.
   ToolResult result;

@@ -69,8 +69,8 @@ TEST(FragsConformance, TooManyFragsIsDroppedAndCounted) {
   afxdp::lab::VethPair veth = afxdp::test::jumbo_veth();
   Sender sender(veth.a());
   afxdp::lab::PacketSocket peer(veth.b());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   // A good chain, one of 19 descriptors (100 bytes each), another good chain.
   sender.queue_chain(0, afxdp::lab::test_frame(1, 9000, dst, src), frame);
   sender.queue_chain(8, afxdp::lab::test_frame(2, 1900, dst, src), 100);
@@ -93,8 +93,8 @@ TEST(FragsConformance, AnInvalidDescriptorInsideAChainDropsThatPacketOnly) {
   afxdp::lab::VethPair veth = afxdp::test::jumbo_veth();
   Sender sender(veth.a());
   afxdp::lab::PacketSocket peer(veth.b());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   sender.queue_chain(0, afxdp::lab::test_frame(1, 9000, dst, src), frame);
   sender.queue_chain(8, afxdp::lab::test_frame(2, 9000, dst, src), frame, 1);  // middle one bad
   sender.queue_chain(16, afxdp::lab::test_frame(3, 9000, dst, src), frame);

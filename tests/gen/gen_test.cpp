@@ -72,15 +72,15 @@ TEST(Gen, FramesCarryCorrectChecksums) {
                   "10.1.2.3", "--dst-ip", "10.4.5.6", "--src-port", "1234", "--dst-port", "5678"});
   ASSERT_EQ(gen.wait(30000), 0) << gen.err();
 
-  const auto mac_a = afxdp::lab::mac_address(veth.a());
-  const auto mac_b = afxdp::lab::mac_address(veth.b());
+  const auto mac_a = afxdp::mac_address(veth.a());
+  const auto mac_b = afxdp::mac_address(veth.b());
   std::vector<std::uint8_t> f;
   int checked = 0;
   while (checked < 20 && capture.receive(f, 2000) > 0) {
     if (!is_udp_over_ipv4(f)) continue;  // not ours
     ASSERT_EQ(f.size(), 101U);
-    EXPECT_EQ(std::vector<std::uint8_t>(f.begin(), f.begin() + 6), mac_b);  // the peer, default
-    EXPECT_EQ(std::vector<std::uint8_t>(f.begin() + 6, f.begin() + 12), mac_a);
+    EXPECT_TRUE(std::equal(mac_b.begin(), mac_b.end(), f.begin())) << "dst: the peer, default";
+    EXPECT_TRUE(std::equal(mac_a.begin(), mac_a.end(), f.begin() + 6)) << "src";
     EXPECT_EQ(f[14], 0x45);
     EXPECT_EQ((f[16] << 8) | f[17], 87);
     EXPECT_EQ(std::vector<std::uint8_t>(f.begin() + 26, f.begin() + 34),

@@ -58,8 +58,8 @@ class Dump : public ::testing::Test {
     AFXDP_REQUIRE_SYSTEM();
     veth_.emplace(afxdp::lab::unique_prefix());
     peer_.emplace(veth_->a());
-    dst_ = afxdp::lab::mac_address(veth_->b());
-    src_ = afxdp::lab::mac_address(veth_->a());
+    dst_ = afxdp::mac_address(veth_->b());
+    src_ = afxdp::mac_address(veth_->a());
   }
   void TearDown() override { std::filesystem::remove(path_); }
 
@@ -89,7 +89,7 @@ class Dump : public ::testing::Test {
 
   std::optional<afxdp::lab::VethPair> veth_;
   std::optional<afxdp::lab::PacketSocket> peer_;
-  std::vector<std::uint8_t> dst_, src_;
+  afxdp::MacAddress dst_{}, src_{};
   std::string path_ = (std::filesystem::temp_directory_path() /
                        ("afxdp_dump_test_" + std::to_string(::getpid()) + ".pcap")).string();
 };

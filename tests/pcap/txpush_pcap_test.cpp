@@ -21,7 +21,7 @@ class TxpushPcap : public ::testing::Test {
     AFXDP_REQUIRE_SYSTEM();
     afxdp::test::quiet_ipv6();  // only our frames on the link
     veth_.emplace(afxdp::lab::unique_prefix());
-    const auto dst = afxdp::lab::mac_address(veth_->b()), src = afxdp::lab::mac_address(veth_->a());
+    const auto dst = afxdp::mac_address(veth_->b()), src = afxdp::mac_address(veth_->a());
     for (std::uint32_t i = 0; i < 5; ++i) frames_.push_back(afxdp::lab::test_frame(i, 60 + 37 * i, dst, src));
     afxdp::tool::PcapWriter writer(path_);
     for (const auto& f : frames_) writer.write(f.data(), static_cast<std::uint32_t>(f.size()), {});

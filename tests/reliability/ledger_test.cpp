@@ -82,8 +82,8 @@ TEST(ReliabilityReconcile, EveryFrameSentIsCountedOrCountedAsDropped) {
   const std::uint64_t a_tx0 = interface_counter(veth.a(), "tx_packets");
 
   afxdp::lab::PacketSocket sender(veth.a());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   std::uint64_t sent = 0;
   // The receiver is frozen while the burst goes in, so the overflow happens whatever the speed
   // of the machine (an idle one keeps up with the sender otherwise): its 64 lent frames fill up

@@ -80,8 +80,8 @@ TEST(ReliabilityLink, RxdropResumesAfterDownAndUp) {
   Child tool = start_tool({"rxdrop", "-i", veth.b(), "--json", "-n", "0.05"});
   wait_until_running(tool);
   afxdp::lab::PacketSocket sender(veth.a());
-  const auto frame = afxdp::lab::test_frame(1, 64, afxdp::lab::mac_address(veth.b()),
-                                            afxdp::lab::mac_address(veth.a()));
+  const auto frame = afxdp::lab::test_frame(1, 64, afxdp::mac_address(veth.b()),
+                                            afxdp::mac_address(veth.a()));
   const double before = send_until_counted(tool, sender, frame, 0);
   ASSERT_GT(before, 0) << tool.err();
 

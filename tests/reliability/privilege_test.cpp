@@ -103,8 +103,8 @@ void runs_without_capabilities(const char* benchmark, std::vector<std::string> e
   const double before = last_count(tool, key, 1000);
   if (!sends) {
     afxdp::lab::PacketSocket sender(veth.a());
-    const auto frame = afxdp::lab::test_frame(1, 64, afxdp::lab::mac_address(veth.b()),
-                                              afxdp::lab::mac_address(veth.a()));
+    const auto frame = afxdp::lab::test_frame(1, 64, afxdp::mac_address(veth.b()),
+                                              afxdp::mac_address(veth.a()));
     for (int i = 0; i < 2000; ++i) sender.send(frame.data(), frame.size());
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));

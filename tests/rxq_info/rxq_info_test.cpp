@@ -6,9 +6,11 @@
 #include "tool_test.hpp"
 
 #include <afxdp/interface.hpp>
+#include <afxdp/run.hpp>
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <sys/socket.h>
@@ -65,7 +67,7 @@ Totals parse_summary(const std::string& line) {
 
 // Send `count` test frames, paced (a pause every 16) so that no queue on the way overflows.
 void send_frames(afxdp::lab::PacketSocket& socket, std::uint32_t count,
-                 const std::vector<std::uint8_t>& dst, const std::vector<std::uint8_t>& src) {
+                 const afxdp::MacAddress& dst, const afxdp::MacAddress& src) {
   for (std::uint32_t i = 0; i < count; ++i) {
     const auto frame = afxdp::lab::test_frame(i, 64, dst, src);
     while (!socket.send(frame.data(), frame.size())) {
@@ -93,8 +95,8 @@ class Capture {
             std::uint32_t sequence = 0;
             if (!afxdp::lab::check_test_frame(buffer.data(), n, sequence)) continue;
             sequences_.insert(sequence);
-            last_dst_.assign(buffer.begin(), buffer.begin() + 6);
-            last_src_.assign(buffer.begin() + 6, buffer.begin() + 12);
+            std::copy_n(buffer.begin(), 6, last_dst_.begin());
+            std::copy_n(buffer.begin() + 6, 6, last_src_.begin());
           }
         }) {}
   ~Capture() {
@@ -106,12 +108,12 @@ class Capture {
     thread_.join();
   }
   std::size_t received() const { return sequences_.size(); }
-  const std::vector<std::uint8_t>& last_dst() const { return last_dst_; }
-  const std::vector<std::uint8_t>& last_src() const { return last_src_; }
+  const afxdp::MacAddress& last_dst() const { return last_dst_; }
+  const afxdp::MacAddress& last_src() const { return last_src_; }
 
  private:
   std::set<std::uint32_t> sequences_;
-  std::vector<std::uint8_t> last_dst_, last_src_;
+  afxdp::MacAddress last_dst_{}, last_src_{};
   std::atomic<bool> sent_done_{false};
   std::thread thread_;
 };
@@ -161,7 +163,7 @@ TEST(RxqInfo, DropCountsEveryFramePerCpuAndPerQueue) {
   RxqInfo rxq(veth.b(), {"-a", "drop"});
   ASSERT_TRUE(rxq.attached()) << rxq.tool().err();
   afxdp::lab::PacketSocket sender(veth.a());
-  send_frames(sender, frames, afxdp::lab::mac_address(veth.b()), afxdp::lab::mac_address(veth.a()));
+  send_frames(sender, frames, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
   ASSERT_EQ(rxq.stop_after(frames), 0) << rxq.tool().err();
   const Totals t = rxq.totals();
   EXPECT_EQ(t.total, frames) << rxq.tool().out();
@@ -184,8 +186,8 @@ TEST(RxqInfo, TxSendsEveryFrameBackWithMacsSwapped) {
   RxqInfo rxq(veth.b(), {"-a", "TX"});
   ASSERT_TRUE(rxq.attached()) << rxq.tool().err();
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto mac_a = afxdp::lab::mac_address(veth.a());
-  const auto mac_b = afxdp::lab::mac_address(veth.b());
+  const auto mac_a = afxdp::mac_address(veth.a());
+  const auto mac_b = afxdp::mac_address(veth.b());
   Capture capture(peer, frames);
   send_frames(peer, frames, mac_b, mac_a);
   capture.finish();
@@ -206,7 +208,7 @@ TEST(RxqInfo, PassHandsFramesToTheStack) {
   afxdp::lab::PacketSocket stack(veth.b());
   afxdp::lab::PacketSocket sender(veth.a());
   Capture capture(stack, frames);
-  send_frames(sender, frames, afxdp::lab::mac_address(veth.b()), afxdp::lab::mac_address(veth.a()));
+  send_frames(sender, frames, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
   capture.finish();
   ASSERT_EQ(rxq.stop_after(frames), 0) << rxq.tool().err();
   EXPECT_EQ(capture.received(), frames);
@@ -225,7 +227,7 @@ TEST(RxqInfo, RedirectSendsFramesOutOfTheSecondInterface) {
   afxdp::lab::PacketSocket far_end(out.b());
   afxdp::lab::PacketSocket sender(in.a());
   Capture capture(far_end, frames);
-  send_frames(sender, frames, afxdp::lab::mac_address(in.b()), afxdp::lab::mac_address(in.a()));
+  send_frames(sender, frames, afxdp::mac_address(in.b()), afxdp::mac_address(in.a()));
   capture.finish();
   ASSERT_EQ(rxq.stop_after(frames), 0) << rxq.tool().err();
   EXPECT_EQ(capture.received(), frames)
@@ -237,14 +239,14 @@ TEST(RxqInfo, RedirectSendsFramesOutOfTheSecondInterface) {
 
 TEST(RxqInfo, TwoQueuesBothCount) {
   AFXDP_REQUIRE_SYSTEM();
-  if (!afxdp::lab::pin_to_cpu(1)) GTEST_SKIP() << "needs two CPUs";
-  afxdp::lab::pin_to_cpu(0);
+  if (!afxdp::pin_to_cpu(1)) GTEST_SKIP() << "needs two CPUs";
+  afxdp::pin_to_cpu(0);
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix(), 2);
   RxqInfo rxq(veth.b(), {"-a", "DROP"});
   ASSERT_TRUE(rxq.attached()) << rxq.tool().err();
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   // veth delivers a frame to the peer's rx queue with the number of the tx queue it left by;
   // transmit packet steering (XPS) makes that the sending CPU's for the packet sockets.
   for (unsigned q = 0; q < 2; ++q) {
@@ -254,7 +256,7 @@ TEST(RxqInfo, TwoQueuesBothCount) {
   std::vector<std::thread> senders;
   for (unsigned cpu = 0; cpu < 2; ++cpu) {
     senders.emplace_back([&, cpu] {
-      afxdp::lab::pin_to_cpu(cpu);
+      afxdp::pin_to_cpu(cpu);
       afxdp::lab::PacketSocket sender(veth.a());
       send_frames(sender, frames, dst, src);
     });
@@ -277,7 +279,7 @@ TEST(RxqInfo, TextOutputHasTheOriginalShape) {
   auto tool = start_tool({"rxq-info", "-i", veth.b(), "-s", "0.2", "-a", "DROP"});
   ASSERT_TRUE(afxdp::test::wait_attached(veth.b())) << tool.err();
   afxdp::lab::PacketSocket sender(veth.a());
-  send_frames(sender, 500, afxdp::lab::mac_address(veth.b()), afxdp::lab::mac_address(veth.a()));
+  send_frames(sender, 500, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // at least one full interval
   tool.terminate();
   ASSERT_EQ(tool.wait(30000), 0) << tool.err();
@@ -306,7 +308,7 @@ TEST(RxqInfo, DefaultsToPassAndSaysSo) {
   afxdp::lab::PacketSocket receiver(veth.b());
   Capture capture(receiver, 200);
   afxdp::lab::PacketSocket sender(veth.a());
-  send_frames(sender, 200, afxdp::lab::mac_address(veth.b()), afxdp::lab::mac_address(veth.a()));
+  send_frames(sender, 200, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
   capture.finish();
   tool.terminate();
   ASSERT_EQ(tool.wait(30000), 0) << tool.err();

@@ -1,5 +1,6 @@
 #include "system_test.hpp"
 
+#include <afxdp/privilege.hpp>
 #include <lab.hpp>
 
 #include <cstring>
@@ -16,7 +17,7 @@ int main(int argc, char** argv) {
   bool listing = false;
   for (int i = 1; i < argc; ++i) listing |= std::strcmp(argv[i], "--gtest_list_tests") == 0;
   if (!listing) {
-    const std::string missing = afxdp::lab::missing_privilege();
+    const std::string missing = afxdp::missing_privilege();
     if (!missing.empty()) {
       afxdp::test::reason = "system test needs " + missing;
     } else {

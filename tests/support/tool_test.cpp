@@ -125,8 +125,8 @@ void quiet_ipv6() {
 Echo echo_through_l2fwd(afxdp::lab::PacketSocket& peer, const std::string& a,
                         const std::string& b, std::uint32_t count,
                         std::size_t (*size_of)(std::uint32_t)) {
-  const auto mac_a = afxdp::lab::mac_address(a);
-  const auto mac_b = afxdp::lab::mac_address(b);
+  const auto mac_a = afxdp::mac_address(a);
+  const auto mac_b = afxdp::mac_address(b);
   std::set<std::uint32_t> returned;
   Echo echo;
   std::uint32_t sent = 0;

@@ -31,8 +31,8 @@ TEST_P(FillStarvation, ShowsInStatistics) {
   const afxdp::XdpStatistics before = socket.statistics();
 
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   for (std::uint32_t i = 0; i < count; ++i) {
     const auto frame = afxdp::test::frame_for(i, dst, src);
     ASSERT_TRUE(peer.send(frame.data(), frame.size()));

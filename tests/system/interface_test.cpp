@@ -1,13 +1,18 @@
 // interface_exists tells a renamed interface (same index) from a deleted one, and interface_link
 // reads a veth's peer and counters through rtnetlink: in this namespace, whatever /sys shows.
+// mac_address reads the address an interface has, and names one that has none.
 #include "system_test.hpp"
 
 #include <afxdp/interface.hpp>
 #include <lab.hpp>
 
+#include <cerrno>
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <string>
+#include <system_error>
 
 namespace {
 
@@ -28,6 +33,23 @@ TEST(Interface, ExistsWhileRenamedNotOnceDeleted) {
   EXPECT_FALSE(afxdp::interface_exists(index));
 }
 
+TEST(Interface, MacAddressIsTheOneSet) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  afxdp::lab::run({"ip", "link", "set", veth.a(), "address", "02:1a:2b:3c:4d:5e"});
+  EXPECT_EQ(afxdp::mac_address(veth.a()), (afxdp::MacAddress{0x02, 0x1a, 0x2b, 0x3c, 0x4d, 0x5e}));
+  EXPECT_NE(afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
+  for (const std::string name : {"nosuchif0", "lo"}) {
+    try {
+      afxdp::mac_address(name);
+      ADD_FAILURE() << "a MAC address for " << name;
+    } catch (const std::system_error& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+      EXPECT_EQ(e.code().value(), name == "lo" ? EAFNOSUPPORT : ENODEV) << e.what();
+    }
+  }
+}
+
 TEST(Interface, LinkNamesTheVethPeerAndCountsFrames) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
@@ -37,8 +59,8 @@ TEST(Interface, LinkNamesTheVethPeerAndCountsFrames) {
   EXPECT_EQ(afxdp::interface_link(b).link, a);
   const std::uint64_t before = afxdp::interface_link(a).tx_packets;
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto frame = afxdp::lab::test_frame(0, 60, afxdp::lab::mac_address(veth.b()),
-                                            afxdp::lab::mac_address(veth.a()));
+  const auto frame = afxdp::lab::test_frame(0, 60, afxdp::mac_address(veth.b()),
+                                            afxdp::mac_address(veth.a()));
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(peer.send(frame.data(), frame.size()));
   EXPECT_GE(afxdp::interface_link(a).tx_packets - before, 10U);
 }
@@ -56,8 +78,8 @@ TEST(Interface, LinkReadsThisNamespaceWithoutItsOwnSysfs) {
         afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
         const unsigned a = afxdp::interface_index(veth.a());
         afxdp::lab::PacketSocket peer(veth.a());
-        const auto frame = afxdp::lab::test_frame(0, 60, afxdp::lab::mac_address(veth.b()),
-                                                  afxdp::lab::mac_address(veth.a()));
+        const auto frame = afxdp::lab::test_frame(0, 60, afxdp::mac_address(veth.b()),
+                                                  afxdp::mac_address(veth.a()));
         const std::uint64_t before = afxdp::interface_link(a).tx_packets;
         bool sent = true;
         for (int i = 0; i < 10; ++i) sent = sent && peer.send(frame.data(), frame.size());

@@ -20,8 +20,8 @@ TEST(MinimalRx, FramesArriveIntact) {
   fill.submit(2048);
 
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   for (std::uint32_t i = 0; i < 100; ++i) {
     const auto frame = afxdp::lab::test_frame(i, 128, dst, src);
     ASSERT_TRUE(peer.send(frame.data(), frame.size()));

@@ -79,8 +79,8 @@ TEST(PortOpen, ReceivesOnEveryQueueAndReleasesEverything) {
     EXPECT_THROW(port.queue(2), std::out_of_range);
     EXPECT_NE(afxdp::attached_xdp_program(afxdp::interface_index(veth.b())), 0U);
     afxdp::lab::PacketSocket peer(veth.a());
-    const auto frame = afxdp::lab::test_frame(1, 64, afxdp::lab::mac_address(veth.b()),
-                                              afxdp::lab::mac_address(veth.a()));
+    const auto frame = afxdp::lab::test_frame(1, 64, afxdp::mac_address(veth.b()),
+                                              afxdp::mac_address(veth.a()));
     std::uint32_t received = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     for (int sent = 0; received < 100 && std::chrono::steady_clock::now() < deadline;) {

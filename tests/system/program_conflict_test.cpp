@@ -2,6 +2,7 @@
 // a second redirect program is refused (EBUSY, naming the interface); a program attached by
 // another netlink user is refused unless the caller asks to replace it, and then replaced.
 #include "system_test.hpp"
+#include "xsk_fixture.hpp"
 
 #include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/interface.hpp>
@@ -21,19 +22,6 @@ namespace {
 
 bool mentions(const std::string& text, const std::string& word) {
   return text.find(word) != std::string::npos;
-}
-
-// Another tool's program: "return XDP_PASS", attached the old way (netlink, no bpf_link), as
-// `ip link set dev X xdp obj ...` would.
-afxdp::detail::UniqueFd load_pass_program() {
-  const bpf_insn program[] = {
-      {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .src_reg = 0, .off = 0,
-       .imm = XDP_PASS},
-      {.code = BPF_JMP | BPF_EXIT, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = 0},
-  };
-  const int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "pass", "GPL", program, 2, nullptr);
-  if (fd < 0) errno = -fd;
-  return afxdp::detail::UniqueFd::adopt(fd, "bpf_prog_load(XDP_PASS)");
 }
 
 TEST(ProgramConflict, SecondRedirectProgramIsRefused) {
@@ -68,7 +56,9 @@ TEST_P(NetlinkProgram, RefusedWithoutReplaceAndReplacedWithIt) {
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const unsigned ifindex = afxdp::interface_index(veth.b());
   {
-    const afxdp::detail::UniqueFd pass = load_pass_program();
+    // Another tool's program, attached the old way (netlink, no bpf_link), as
+    // `ip link set dev X xdp obj ...` would.
+    const afxdp::detail::UniqueFd pass = afxdp::test::load_pass_program();
     ASSERT_EQ(bpf_xdp_attach(static_cast<int>(ifindex), pass.get(), GetParam(), nullptr), 0);
   }  // netlink keeps the program attached after our fd closes
   const std::uint32_t other = afxdp::attached_xdp_program(ifindex);
@@ -80,6 +70,9 @@ TEST_P(NetlinkProgram, RefusedWithoutReplaceAndReplacedWithIt) {
   } catch (const std::system_error& e) {
     EXPECT_EQ(e.code().value(), EBUSY) << e.what();
     EXPECT_TRUE(mentions(e.what(), veth.b())) << e.what();
+    // The library's words, not a tool's flag: what to set to take the program's place.
+    EXPECT_TRUE(mentions(e.what(), "replace")) << e.what();
+    EXPECT_FALSE(mentions(e.what(), "--")) << e.what();
   }
   EXPECT_EQ(afxdp::attached_xdp_program(ifindex), other);
 

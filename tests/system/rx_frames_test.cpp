@@ -27,8 +27,8 @@ TEST_P(RxFrames, TenThousandArriveIntactExactlyOnce) {
   afxdp::test::Receiver receiver(socket);
 
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   afxdp::test::Tally tally(count);
   afxdp::test::StallGuard guard(std::chrono::seconds(5));
   std::uint32_t sent = 0;

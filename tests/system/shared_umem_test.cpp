@@ -4,6 +4,7 @@
 #include "system_test.hpp"
 #include "xsk_fixture.hpp"
 
+#include <afxdp/run.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
@@ -25,7 +26,7 @@ void send_from_cpu(unsigned cpu, const afxdp::lab::VethPair& veth, std::uint32_t
                    std::uint32_t end, std::atomic<std::uint32_t>& sent,
                    const std::atomic<std::uint32_t>& received, const std::atomic<bool>& stop,
                    std::atomic<int>& failures) {
-  if (!afxdp::lab::pin_to_cpu(cpu)) {
+  if (!afxdp::pin_to_cpu(cpu)) {
     ++failures;
     return;
   }
@@ -35,8 +36,8 @@ void send_from_cpu(unsigned cpu, const afxdp::lab::VethPair& veth, std::uint32_t
     ++failures;
     return;
   }
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   for (std::uint32_t sequence = first; sequence < end && !stop.load();) {
     if (sent.load() - received.load() >= 256) {
       std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -113,7 +114,7 @@ TEST(SharedUmem, TwoQueuesBothReceiveEveryFrameOnce) {
 // Send `count` test frames from sequence `first` and take them off `socket` (which recycles into
 // the fill ring it uses); returns the tally's summary when not all arrive intact.
 std::string round_trip(afxdp::lab::PacketSocket& peer, afxdp::Socket& socket,
-                       const std::vector<std::uint8_t>& dst, const std::vector<std::uint8_t>& src,
+                       const afxdp::MacAddress& dst, const afxdp::MacAddress& src,
                        std::uint32_t first, std::uint32_t count) {
   afxdp::test::Tally tally(first + count);
   for (std::uint32_t i = first; i < first + count; ++i) {
@@ -142,8 +143,8 @@ TEST(SharedUmem, SameQueueSharesFillAndCompletionRings) {
   afxdp::XskProgram program({.interface = veth.b(), .mode = afxdp::AttachMode::skb});
   ASSERT_EQ(afxdp::test::lend_frames(umem.fill(), {0, 1024ULL * frame_size}, frame_size), 1024U);
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   // The queue's frames go to whichever socket the program names; both draw on the shared fill.
   program.insert(0, second.fd());
   EXPECT_EQ(round_trip(peer, second, dst, src, 0, 100), "");

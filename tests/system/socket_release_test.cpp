@@ -24,8 +24,8 @@ namespace {
 bool frames_reach_the_stack(const afxdp::lab::VethPair& veth) {
   afxdp::lab::PacketSocket capture(veth.b());
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   std::vector<std::uint8_t> buffer;
   for (std::uint32_t sequence = 0; sequence < 20; ++sequence) {
     const auto frame = afxdp::test::frame_for(sequence, dst, src);
@@ -41,8 +41,8 @@ bool frames_reach_the_stack(const afxdp::lab::VethPair& veth) {
 // Frames reach the socket while it lives; lends it every frame so that redirects succeed.
 bool socket_receives(afxdp::Socket& socket, const afxdp::lab::VethPair& veth) {
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto dst = afxdp::lab::mac_address(veth.b());
-  const auto src = afxdp::lab::mac_address(veth.a());
+  const auto dst = afxdp::mac_address(veth.b());
+  const auto src = afxdp::mac_address(veth.a());
   for (std::uint32_t sequence = 0; sequence < 20; ++sequence) {
     const auto frame = afxdp::test::frame_for(sequence, dst, src);
     if (!peer.send(frame.data(), frame.size())) continue;

@@ -23,8 +23,8 @@ TEST(TxFrames, TenThousandArriveAndEveryAddressCompletes) {
   afxdp::Socket socket(umem, {.interface = veth.b(), .mode = afxdp::BindMode::skb,
                               .rx_size = 0, .tx_size = 512});
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto dst = afxdp::lab::mac_address(veth.a());
-  const auto src = afxdp::lab::mac_address(veth.b());
+  const auto dst = afxdp::mac_address(veth.a());
+  const auto src = afxdp::mac_address(veth.b());
 
   afxdp::FramePool pool(frames, frame_size);
   std::vector<std::uint8_t> outstanding(frames, 0);  // per frame: sent, not yet completed

@@ -1,10 +1,26 @@
 #include "xsk_fixture.hpp"
 
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+
+#include <cerrno>
+
 namespace afxdp::test {
 namespace {
 constexpr std::uint8_t ethertype_high = 0x88;  // 0x88B5, the type lab::test_frame writes
 constexpr std::uint8_t ethertype_low = 0xB5;
 }  // namespace
+
+detail::UniqueFd load_pass_program() {
+  const bpf_insn program[] = {
+      {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .src_reg = 0, .off = 0,
+       .imm = XDP_PASS},
+      {.code = BPF_JMP | BPF_EXIT, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = 0},
+  };
+  const int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "pass", "GPL", program, 2, nullptr);
+  if (fd < 0) errno = -fd;
+  return detail::UniqueFd::adopt(fd, "bpf_prog_load(XDP_PASS)");
+}
 
 void Tally::add(const std::uint8_t* frame, std::size_t length) {
   if (length < 14 || frame[12] != ethertype_high || frame[13] != ethertype_low) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <afxdp/detail/unique_fd.hpp>
+#include <afxdp/mac_address.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
@@ -35,13 +37,15 @@ struct CopyModeName {
   }
 };
 
+// A loaded XDP program that only returns XDP_PASS: someone else's program on the interface.
+detail::UniqueFd load_pass_program();
+
 // Lengths vary with the sequence so that a frame truncated or mixed up with another shows.
 inline std::size_t test_length(std::uint32_t sequence) { return 60 + (sequence * 37U) % 1400U; }
 
 // A test frame for `sequence`, addressed from `src` to `dst`.
-inline std::vector<std::uint8_t> frame_for(std::uint32_t sequence,
-                                           const std::vector<std::uint8_t>& dst,
-                                           const std::vector<std::uint8_t>& src) {
+inline std::vector<std::uint8_t> frame_for(std::uint32_t sequence, const MacAddress& dst,
+                                           const MacAddress& src) {
   return lab::test_frame(sequence, test_length(sequence), dst, src);
 }
 

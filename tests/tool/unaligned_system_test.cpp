@@ -99,7 +99,7 @@ TEST(ToolUnaligned, TxpushSendsWholeFramesFromUnalignedChunks) {
   afxdp::lab::PacketSocket capture(veth.a());
   const int buffer = 8 << 20;
   setsockopt(capture.fd(), SOL_SOCKET, SO_RCVBUFFORCE, &buffer, sizeof buffer);
-  const auto mac_b = afxdp::lab::mac_address(veth.b());
+  const auto mac_b = afxdp::mac_address(veth.b());
 
   // 1500 bytes, so that many frames cross a 4 KiB page boundary inside their chunk.
   constexpr int count = 3000;  // three times the frames: completions are recycled

@@ -100,16 +100,10 @@ std::vector<std::uint32_t> parse_number_list(const std::string& text, const char
 }
 
 Mac parse_mac(const std::string& text, const char* what) {
-  Mac mac{};
-  const std::string rule = std::string(what) + ": '" + text + "' is not a MAC address (aa:bb:cc:dd:ee:ff)";
-  require(text.size() == 17, rule);
-  for (std::size_t i = 0; i < 6; ++i) {
-    const char* digits = text.data() + i * 3;
-    require(i == 5 || digits[2] == ':', rule);
-    const auto [end, error] = std::from_chars(digits, digits + 2, mac[i], 16);
-    require(error == std::errc{} && end == digits + 2, rule);
-  }
-  return mac;
+  const std::optional<MacAddress> mac = parse_mac_address(text);
+  require(mac.has_value(),
+          std::string(what) + ": '" + text + "' is not a MAC address (aa:bb:cc:dd:ee:ff)");
+  return *mac;
 }
 
 std::uint32_t parse_ipv4(const std::string& text, const char* what) {

@@ -8,6 +8,8 @@
 // anything is set up.
 #pragma once
 
+#include <afxdp/mac_address.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <array>
@@ -25,7 +27,7 @@ const char* benchmark_name(Benchmark benchmark);
 // The benchmark a name names (its subcommand's name), or nothing: benchmark_name's inverse.
 std::optional<Benchmark> benchmark_named(std::string_view name);
 
-using Mac = std::array<std::uint8_t, 6>;
+using Mac = MacAddress;
 
 struct BenchOptions {
   Benchmark benchmark = Benchmark::rxdrop;

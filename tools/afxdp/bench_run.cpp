@@ -4,8 +4,9 @@
 #include "report_schedule.hpp"
 
 #include <afxdp/interface.hpp>
+#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
-#include <lab.hpp>
+#include <afxdp/xdp_link.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -20,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 // The checks that need the kernel but change nothing, in the tool's words: before any set-up.
 void check_system(const BenchOptions& o) {
-  if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
+  if (const std::string missing = missing_privilege(); !missing.empty()) {
     throw std::runtime_error("needs " + missing);
   }
   const std::vector<unsigned> usable = usable_cpus();
@@ -34,6 +35,11 @@ void check_system(const BenchOptions& o) {
 Port open_port(const BenchOptions& o) {
   try {
     return Port::open(o.interface, port_config(o));
+  } catch (const XdpAttachConflict& e) {
+    if (o.force) throw;  // a bpf_link holds it: the library's message says why --force can't help
+    throw std::runtime_error("another XDP program (id " + std::to_string(e.other_program()) +
+                             ") is already attached to " + o.interface +
+                             "; detach it, or --force to replace one attached with netlink");
   } catch (const std::system_error& e) {
     const int error = e.code().value();
     if (o.zero_copy && (error == EOPNOTSUPP || error == EINVAL)) {

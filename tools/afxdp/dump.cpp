@@ -6,8 +6,8 @@
 #include "pcap.hpp"
 
 #include <afxdp/port.hpp>
+#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
-#include <lab.hpp>
 
 #include <csignal>
 #include <cstdio>
@@ -40,7 +40,7 @@ Command add_dump_command(CLI::App& parent) {
 }
 
 int run_dump(const DumpOptions& o) {
-  if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
+  if (const std::string missing = missing_privilege(); !missing.empty()) {
     throw std::runtime_error("dump needs " + missing);
   }
   // The output first: opening a FIFO blocks until a reader comes, and meanwhile nothing is

@@ -10,7 +10,8 @@
 #include <afxdp/detail/socket_option.hpp>
 #include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/interface.hpp>
-#include <lab.hpp>
+#include <afxdp/privilege.hpp>
+#include <afxdp/run.hpp>
 
 #include "gen_tx.skel.h"
 
@@ -92,12 +93,6 @@ std::optional<std::string> veth_peer(unsigned ifindex) {
   return std::string(name);
 }
 
-Mac to_mac(const std::vector<std::uint8_t>& bytes) {
-  Mac mac{};
-  std::copy_n(bytes.begin(), std::min<std::size_t>(6, bytes.size()), mac.begin());
-  return mac;
-}
-
 std::uint64_t tx_packets(unsigned ifindex) { return interface_link(ifindex).tx_packets; }
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -139,7 +134,7 @@ Command add_gen_command(CLI::App& parent) {
 }
 
 int run_gen(const GenOptions& o) {
-  if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
+  if (const std::string missing = missing_privilege(); !missing.empty()) {
     throw std::runtime_error("gen needs " + missing);
   }
   const unsigned ifindex = interface_index(o.interface);
@@ -155,12 +150,12 @@ int run_gen(const GenOptions& o) {
   UdpFrameSpec spec;
   spec.size = static_cast<std::uint32_t>(o.size);
   const std::optional<std::string> peer = veth_peer(ifindex);
-  spec.src_mac = o.src_mac.empty() ? to_mac(lab::mac_address(o.interface)) : parse_mac(o.src_mac, "-H");
+  spec.src_mac = o.src_mac.empty() ? mac_address(o.interface) : parse_mac(o.src_mac, "-H");
   spec.dst_mac.fill(0xff);  // broadcast, unless the user or the veth peer says otherwise
   if (!o.dst_mac.empty()) {
     spec.dst_mac = parse_mac(o.dst_mac, "-G");
   } else if (peer) {
-    spec.dst_mac = to_mac(lab::mac_address(*peer));
+    spec.dst_mac = mac_address(*peer);
   }
   spec.src_ip = parse_ipv4(o.src_ip, "--src-ip");
   spec.dst_ip = parse_ipv4(o.dst_ip, "--dst-ip");
@@ -169,7 +164,7 @@ int run_gen(const GenOptions& o) {
   std::vector<std::uint8_t> frame(spec.size);
   build_udp_frame(spec, frame);
 
-  if (o.cpu >= 0 && !lab::pin_to_cpu(static_cast<unsigned>(o.cpu))) {
+  if (o.cpu >= 0 && !pin_to_cpu(static_cast<unsigned>(o.cpu))) {
     throw std::invalid_argument("cpu: " + std::to_string(o.cpu) + " is not available");
   }
 

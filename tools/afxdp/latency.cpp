@@ -5,8 +5,8 @@
 #include "number_checks.hpp"
 #include "udp_echo.hpp"
 
+#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
-#include <lab.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -127,7 +127,7 @@ int run_latency(const LatencyOptions& o) {
   // From here SIGINT/SIGTERM end the sending; the echoes in flight are still awaited.
   const SignalStop signals;
   if (!o.udp) {
-    if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
+    if (const std::string missing = missing_privilege(); !missing.empty()) {
       throw std::runtime_error("latency needs " + missing);
     }
     check_queues(o.interface, std::span(&o.queue, 1));

@@ -7,7 +7,6 @@
 #include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
-#include <lab.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -234,7 +233,7 @@ std::vector<std::uint8_t> probe_frame(const LatencyOptions& o) {
   } else {
     spec.dst_mac.fill(0xFF);  // broadcast: any reflector's interface takes it
   }
-  const auto own = lab::mac_address(o.interface);
+  const auto own = mac_address(o.interface);
   std::copy(own.begin(), own.end(), spec.src_mac.begin());
   spec.src_ip = 0xC0000201;  // 192.0.2.1 -> 192.0.2.2 (TEST-NET-1), port 7 (echo)
   spec.dst_ip = 0xC0000202;

@@ -8,16 +8,15 @@
 #include "thousands.hpp"
 
 #include <afxdp/detail/socket_option.hpp>
-#include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/interface.hpp>
-#include <lab.hpp>
+#include <afxdp/privilege.hpp>
+#include <afxdp/xdp_link.hpp>
 
 #include "rxq_info.skel.h"
 #include "rxq_info_shared.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <linux/if_link.h>
 
 #include <algorithm>
 #include <cctype>
@@ -266,7 +265,7 @@ Command add_rxq_info_command(CLI::App& parent) {
 
 int run_rxq_info(const RxqInfoOptions& o) {
   const RxqInfoPlan plan = plan_rxq_info(o);
-  if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
+  if (const std::string missing = missing_privilege(); !missing.empty()) {
     throw std::runtime_error("rxq-info needs " + missing);
   }
   Report report{o.interface, interface_index(o.interface), plan, 0};
@@ -299,21 +298,9 @@ int run_rxq_info(const RxqInfoOptions& o) {
     }
   }
 
-  if (const std::uint32_t other = attached_xdp_program(report.ifindex); other != 0) {
-    throw std::runtime_error("another XDP program (id " + std::to_string(other) +
-                             ") is attached to " + o.interface + "; detach it first");
-  }
-  bpf_link_create_opts link_options{};
-  link_options.sz = sizeof link_options;
-  link_options.flags = o.skb_mode ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
-  const int link = bpf_link_create(bpf_program__fd(skeleton->progs.rxq_info),
-                                   static_cast<int>(report.ifindex), BPF_XDP, &link_options);
-  if (link < 0) {
-    detail::throw_errno(-link, "attach XDP program to " + o.interface + " in " +
-                                   (o.skb_mode ? "skb" : "native") + " mode");
-  }
-  // The link's fd is the attachment: closing it (on any exit) detaches the program.
-  const detail::UniqueFd link_fd = detail::UniqueFd::adopt(link, "bpf_link_create");
+  // The link is the attachment: it goes (on any exit) with this scope.
+  const XdpLink link(o.interface, bpf_program__fd(skeleton->progs.rxq_info),
+                     {.mode = o.skb_mode ? AttachMode::skb : AttachMode::native});
 
   StopSignals stop;
   const auto start = Clock::now();

@@ -4,7 +4,6 @@
 #include "pcap.hpp"
 
 #include <afxdp/interface.hpp>
-#include <lab.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -97,7 +96,7 @@ TxFrames tx_frames(const BenchOptions& o) {
     spec.src_mac = *o.src_mac;
   } else {
     interface_index(o.interface);  // "interface X does not exist", not a failed MAC query
-    const auto own = lab::mac_address(o.interface);
+    const auto own = mac_address(o.interface);
     std::copy(own.begin(), own.end(), spec.src_mac.begin());
   }
   spec.vlan = o.vlan;

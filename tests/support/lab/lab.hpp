@@ -4,6 +4,9 @@
 #pragma once
 
 #include <afxdp/detail/unique_fd.hpp>
+#include <afxdp/interface.hpp>  // mac_address, to address test frames
+#include <afxdp/mac_address.hpp>
+#include <afxdp/privilege.hpp>
 
 #include <cstdint>
 #include <string>
@@ -11,9 +14,8 @@
 
 namespace afxdp::lab {
 
-// What privilege this process lacks for AF_XDP and XDP ("" when it has all of it), e.g.
-// "CAP_NET_ADMIN (run as root)".
-std::string missing_privilege();
+// The library's, named here too while the demo (tools/afxdp/demo.cpp) still asks lab:: for it.
+using afxdp::missing_privilege;
 
 // Move this process into a new network namespace and a new mount namespace with its own /sys,
 // so that sysfs shows the new namespace's interfaces. Call before starting threads.
@@ -44,12 +46,6 @@ class VethPair {
 // A name prefix unique to this process and call: "x<pid>n<counter>" (fits IFNAMSIZ with a suffix).
 std::string unique_prefix();
 
-// The MAC address of an interface, as 6 bytes.
-std::vector<std::uint8_t> mac_address(const std::string& interface);
-
-// Pin the calling thread to one CPU; false when the CPU is not available.
-bool pin_to_cpu(unsigned cpu);
-
 }  // namespace afxdp::lab
 
 namespace afxdp::lab {
@@ -74,8 +70,7 @@ class PacketSocket {
 // which no stack acts on), then the 32-bit sequence number, then bytes derived from it, so a
 // receiver can check every byte. length >= 18.
 std::vector<std::uint8_t> test_frame(std::uint32_t sequence, std::size_t length,
-                                     const std::vector<std::uint8_t>& dst,
-                                     const std::vector<std::uint8_t>& src);
+                                     const MacAddress& dst, const MacAddress& src);
 // The sequence number of a test frame if all its bytes are as test_frame wrote them.
 bool check_test_frame(const std::uint8_t* frame, std::size_t length, std::uint32_t& sequence);
 

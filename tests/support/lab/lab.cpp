@@ -8,42 +8,18 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <net/if.h>
-#include <pthread.h>
 #include <sched.h>
 #include <spawn.h>
 #include <stdexcept>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char** environ;
 
 namespace afxdp::lab {
-namespace {
-
-bool has_capability(int capability) {
-  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[2]{};
-  if (::syscall(SYS_capget, &header, data) != 0) return false;
-  const auto index = static_cast<unsigned>(capability) / 32;
-  const auto bit = 1U << (static_cast<unsigned>(capability) % 32);
-  return (data[index].effective & bit) != 0;
-}
-
-}  // namespace
-
-std::string missing_privilege() {
-  if (!has_capability(CAP_NET_ADMIN)) return "CAP_NET_ADMIN (run as root)";
-  if (!has_capability(CAP_SYS_ADMIN) && !has_capability(CAP_BPF)) {
-    return "CAP_BPF or CAP_SYS_ADMIN (run as root)";
-  }
-  if (!has_capability(CAP_NET_RAW)) return "CAP_NET_RAW (run as root)";
-  return {};
-}
 
 void enter_private_network() {
   if (::unshare(CLONE_NEWNET | CLONE_NEWNS) != 0) {
@@ -134,24 +110,6 @@ std::string unique_prefix() {
   return name;
 }
 
-std::vector<std::uint8_t> mac_address(const std::string& interface) {
-  ifreq request{};
-  std::strncpy(request.ifr_name, interface.c_str(), IFNAMSIZ - 1);
-  auto fd = detail::UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
-  if (::ioctl(fd.get(), SIOCGIFHWADDR, &request) != 0) {
-    detail::throw_errno(errno, "SIOCGIFHWADDR on " + interface);
-  }
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(request.ifr_hwaddr.sa_data);
-  return {bytes, bytes + 6};
-}
-
-bool pin_to_cpu(unsigned cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set) == 0;
-}
-
 }  // namespace afxdp::lab
 
 #include <arpa/inet.h>
@@ -202,11 +160,10 @@ std::uint8_t pattern(std::uint32_t sequence, std::size_t offset) {
 }  // namespace
 
 std::vector<std::uint8_t> test_frame(std::uint32_t sequence, std::size_t length,
-                                     const std::vector<std::uint8_t>& dst,
-                                     const std::vector<std::uint8_t>& src) {
+                                     const MacAddress& dst, const MacAddress& src) {
   std::vector<std::uint8_t> frame(length < 18 ? 18 : length);
-  std::copy(dst.begin(), dst.begin() + 6, frame.begin());
-  std::copy(src.begin(), src.begin() + 6, frame.begin() + 6);
+  std::copy(dst.begin(), dst.end(), frame.begin());
+  std::copy(src.begin(), src.end(), frame.begin() + 6);
   frame[12] = test_ethertype >> 8;
   frame[13] = test_ethertype & 0xff;
   for (int i = 0; i < 4; ++i) frame[14 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(sequence >> (24 - 8 * i));
