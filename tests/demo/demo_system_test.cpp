@@ -1,8 +1,8 @@
 // `afxdp demo --json` end to end, as a user runs it (the README's main job).
 #include "system_test.hpp"
 
-#include "child.hpp"
-#include "demo.hpp"
+#include "demo/child.hpp"
+#include "demo/demo.hpp"
 
 #include <afxdp/run.hpp>
 

@@ -1,8 +1,8 @@
 // The parts of `afxdp latency` that need no kernel: percentiles and histogram, the matching of
 // echoes to probes, the options and their bounds.
-#include <latency.hpp>
-#include <latency_probe.hpp>
-#include <latency_report.hpp>
+#include <latency/latency.hpp>
+#include <latency/latency_probe.hpp>
+#include <latency/latency_report.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // rxq-info's option and action-name parsing, without a kernel.
-#include <rxq_info.hpp>
+#include <rxq_info/rxq_info.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // afxdp: AF_XDP benchmarks and tools. Parse the command line, then run the chosen subcommand.
 // Every failure becomes one line on stderr and a non-zero exit.
-#include "commands.hpp"
+#include "subcommands.hpp"
 
 #include <afxdp/version.hpp>
 #include <bpf/libbpf.h>

@@ -1,0 +1,197 @@
+#include "xsk/xsk_run.hpp"
+
+#include "xsk/privileges.hpp"
+#include "common/report_schedule.hpp"
+
+#include <afxdp/interface.hpp>
+#include <afxdp/run.hpp>
+#include <lab.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <stdexcept>
+#include <system_error>
+
+namespace afxdp::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+
+// The checks that need the kernel but change nothing, in the tool's words: before any set-up.
+void check_system(const BenchOptions& o) {
+  if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
+    throw std::runtime_error("needs " + missing);
+  }
+  const std::vector<unsigned> usable = usable_cpus();
+  for (const std::uint32_t cpu : o.cpus) {
+    if (std::find(usable.begin(), usable.end(), cpu) == usable.end()) {
+      throw std::invalid_argument("--cpu: CPU " + std::to_string(cpu) + " is not available");
+    }
+  }
+}
+
+Port open_port(const BenchOptions& o) {
+  try {
+    return Port::open(o.interface, port_config(o));
+  } catch (const std::system_error& e) {
+    const int error = e.code().value();
+    if (o.zero_copy && (error == EOPNOTSUPP || error == EINVAL)) {
+      throw std::runtime_error(std::string(e.what()) + " (-c, or no -z)");  // the tool's words
+    }
+    throw;
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    if (what.rfind("queues:", 0) == 0) {
+      throw std::invalid_argument("queue (-q):" + what.substr(7));
+    }
+    throw;
+  }
+}
+
+Sample sample(const Queue& q, bool with_xdp, Clock::time_point start) {
+  const QueueStats s = q.stats();
+  Sample out;
+  out.app = {s.received, s.sent,    s.wakeups + s.polls, s.empty_turns,
+             s.refused,  s.packets, s.invalid_chains};
+  if (with_xdp) out.xdp = s.kernel;
+  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return out;
+}
+
+// Every queue's ledger, summed, once the queue threads are joined. A frame still held by the
+// application when its loop has returned is a leak, so it counts as an error too.
+LedgerTotals ledger_totals(std::span<Queue> queues) {
+  LedgerTotals t;
+  t.enabled = FrameLedger::enabled;
+  if (!t.enabled) return t;
+  for (const Queue& q : queues) {
+    const FrameLedger& l = q.ledger();
+    if (t.first_error.empty()) t.first_error = l.first_error();
+    t.errors += l.errors();
+    t.frames += q.frames();
+    t.free += l.count(FramePlace::free);
+    t.fill += l.count(FramePlace::fill);
+    t.application += l.count(FramePlace::application);
+    t.tx += l.count(FramePlace::tx);
+  }
+  if (t.application != 0) {
+    if (t.first_error.empty()) {
+      t.first_error = std::to_string(t.application) + " frame(s) still held by the application";
+    }
+    ++t.errors;
+  }
+  return t;
+}
+
+}  // namespace
+
+PortConfig port_config(const BenchOptions& o) {
+  PortConfig c;
+  c.queues = o.queues;
+  c.frames_per_queue = o.frames;
+  c.frame_size = o.frame_size;
+  c.ring_size = o.ring_size;
+  c.bind = o.skb            ? BindMode::skb
+           : o.copy         ? BindMode::native_copy
+           : o.zero_copy    ? BindMode::native_zero_copy
+                            : BindMode::automatic;
+  c.attach = o.skb ? AttachMode::skb : AttachMode::native;
+  c.need_wakeup = !o.no_need_wakeup;
+  c.shared_umem = o.shared_umem;
+  c.busy_poll = o.busy_poll;
+  c.busy_poll_budget = o.batch;
+  c.replace_program = o.force;
+  c.receive = o.benchmark != Benchmark::txpush;
+  c.transmit = o.benchmark != Benchmark::rxdrop;
+  c.unaligned_chunks = o.unaligned;
+  c.multi_buffer = o.frags;
+  return c;
+}
+
+int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
+                  const std::function<void(Port&)>& prepare) {
+  // From here on SIGINT and SIGTERM only ask for a stop, even during set-up (the run then ends
+  // at once, with a summary and exit 0).
+  const SignalStop signals;
+  check_system(o);
+  const bool drop = o.drop_privileges || !o.user.empty() || !o.group.empty();
+  const RunAs run_as = drop ? resolve_run_as(o.user, o.group) : RunAs{};
+  const unsigned ifindex = interface_index(o.interface);
+  Port port = open_port(o);
+  if (prepare) prepare(port);
+  // Said once the whole set-up has worked, so that a later set-up error stays the only line.
+  if (port.config().bind == BindMode::automatic && !port.zero_copy()) {
+    std::fprintf(stderr, "afxdp: zero-copy is not available on %s (driver %s); using copy mode\n",
+                 port.queues().front().name().c_str(), interface_driver(o.interface).c_str());
+  }
+  if (drop) drop_privileges(run_as);
+
+  const std::span<Queue> queues = port.queues();
+  PacketBudget budget(o.count);
+  const QueueContext context{.options = o,
+                             .budget = budget,
+                             .rate = o.rate / static_cast<double>(queues.size()),
+                             .idle_timeout = std::chrono::milliseconds(o.use_poll ? 100 : 0)};
+  const Reporter reporter(o, o.skb ? "xdp-skb" : "xdp-drv", stdout);
+  const auto start = Clock::now();
+  const auto interval = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(o.interval));
+  const auto deadline = o.duration > 0 ? start + std::chrono::duration_cast<Clock::duration>(
+                                                     std::chrono::duration<double>(o.duration))
+                                       : Clock::time_point::max();
+  std::vector<Sample> previous(queues.size());
+  auto next_report = start + interval;
+  bool lost_interface = false;
+  const auto tick = [&] {
+    if (signals.requested()) return false;
+    if (!interface_exists(ifindex)) {
+      lost_interface = true;
+      return false;
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) return false;
+    if (now >= next_report) {
+      for (std::size_t i = 0; i < queues.size(); ++i) {
+        const Sample current = sample(queues[i], o.extra_stats, start);
+        if (!o.quiet) {
+          reporter.print({static_cast<std::uint32_t>(i), o.interface, queues[i].id()},
+                         current - previous[i], current);
+        }
+        previous[i] = current;
+      }
+      next_report = next_report_time(next_report, Clock::now(), interval);
+    }
+    return true;
+  };
+  std::exception_ptr failure;
+  try {
+    run_per_queue(
+        port, [&](Queue& q, std::stop_token stop) { loop(q, std::move(stop), context); },
+        RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()},
+                  .stop_on_signals = false,  // `signals` above, since the start
+                  .on_tick = tick,
+                  .tick = std::chrono::milliseconds(20)});
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  // A wake-up that failed because the device went away names the interface, not the errno.
+  lost_interface = lost_interface || !interface_exists(ifindex);
+
+  std::vector<Sample> totals;
+  for (const Queue& q : queues) totals.push_back(sample(q, o.extra_stats, start));
+  const LedgerTotals ledger = ledger_totals(queues);
+  reporter.summary(totals, std::chrono::duration<double>(Clock::now() - start).count(), ledger);
+  if (lost_interface) {
+    throw std::runtime_error("interface " + o.interface + " disappeared while " +
+                             benchmark_name(o.benchmark) + " was running");
+  }
+  if (ledger.errors != 0) {
+    throw std::runtime_error("frame ledger: " + std::to_string(ledger.errors) +
+                             " error(s), the first: " + ledger.first_error);
+  }
+  if (failure) std::rethrow_exception(failure);
+  return 0;
+}
+
+}  // namespace afxdp::tool
