@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace afxdp::tool {
@@ -17,5 +18,10 @@ struct Command {
 };
 
 std::vector<Command> add_all_commands(CLI::App& app);
+
+// Parses `args` (without the program's name) and runs the chosen command; returns the exit code.
+// Every failure is one line on stderr: 2 for a command line refused, 1 for a failure running.
+int parse_and_run(CLI::App& app, const std::vector<Command>& commands,
+                  std::vector<std::string> args);
 
 }  // namespace afxdp::tool

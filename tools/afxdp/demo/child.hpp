@@ -1,6 +1,6 @@
 // Running the `afxdp` binary as a child process with its stdout and stderr collected: the demo
-// runs `afxdp gen` and `afxdp rxdrop` side by side and reads their --json output, and the tests
-// run the built tool the same way.
+// (afxdp-demo) runs `afxdp gen` and `afxdp rxdrop` side by side and reads their --json output,
+// and the tests run the built tool the same way.
 //
 // SIGINT and SIGTERM are blocked in the child from spawn to exec: a signal sent before the tool
 // reaches its own code is held pending instead of killing a process that is not the tool yet.
@@ -21,11 +21,11 @@ class Child {
   // exit 0), then insist; or kill at once, so that a hang shows as 128 + SIGKILL (tests).
   enum class OnTimeout { terminate, kill };
 
-  // Start `program args...` (by default this same binary) with stdout and stderr captured.
+  // Start `program args...` with stdout and stderr captured.
   // A non-empty `wrapper` (e.g. setpriv ...) runs it instead: wrapper... program args...,
   // the wrapper searched in PATH.
   explicit Child(const std::vector<std::string>& args,
-                 const std::string& program = "/proc/self/exe",
+                 const std::string& program,
                  const std::vector<std::string>& wrapper = {},
                  OnTimeout on_timeout = OnTimeout::terminate);
   Child(const Child&) = delete;

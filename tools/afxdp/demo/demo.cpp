@@ -1,10 +1,12 @@
 #include "demo/demo.hpp"
 
-#include "xsk/xsk_options.hpp"
 #include "xsk/xsk_stats.hpp"
-#include "demo/child.hpp"
 #include "common/number_checks.hpp"
+#include "common/sibling.hpp"
+#include "demo/child.hpp"
+#include "demo/launcher.hpp"
 #include "demo/xdpsock_reference.hpp"
+#include "xsk/xsk_options.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/run.hpp>
@@ -17,6 +19,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -166,17 +169,25 @@ std::string last_line(const std::string& text) {
   });
 }
 
+// What every cell of one demo run shares.
+struct DemoRun {
+  const lab::VethPair& veth;
+  double seconds = 0;  // per cell
+  DemoCpus cpus;
+  const DemoOptions& options;
+  std::string tool;  // the `afxdp` binary measured
+};
+
 // The reference on the application's CPU, as our --cpu puts ours; LC_ALL=C keeps its numbers
 // free of thousands separators. xdpsock binds once and gives up on EBUSY, which a queue answers
 // until the kernel's deferred release of the previous cell's socket has run; ours tries again
 // for up to a second (xsk/xsk_run.cpp), and so the reference is started again for as long.
-std::unique_ptr<Child> start_reference(const DemoCell& cell, const lab::VethPair& veth,
-                                       double seconds, const std::string& program, DemoCpus cpus) {
+std::unique_ptr<Child> start_reference(const DemoCell& cell, const DemoRun& run) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   for (;;) {
     auto app = std::make_unique<Child>(
-        xdpsock_args(cell, veth.b(), seconds), program,
-        std::vector<std::string>{"env", "LC_ALL=C", "taskset", "-c", std::to_string(cpus.app)});
+        xdpsock_args(cell, run.veth.b(), run.seconds), run.options.reference,
+        std::vector<std::string>{"env", "LC_ALL=C", "taskset", "-c", std::to_string(run.cpus.app)});
     // A failed bind ends it within a few milliseconds; a running xdpsock is still there.
     if (!app->exited(250) || app->err().find("Device or resource busy") == std::string::npos ||
         std::chrono::steady_clock::now() >= deadline) {
@@ -208,60 +219,47 @@ void measure_reference(DemoCell& cell, const Child& app, int code, const lab::Ve
   cell.measured = true;
 }
 
-void measure(DemoCell& cell, const lab::VethPair& veth, double seconds, DemoCpus cpus,
-             const std::vector<std::string>& extra, std::uint64_t gen_rate,
-             const std::string& reference_program) {
-  place_kernel_work(veth, cell.cores, cpus);
-  set_busy_poll_sysfs(veth, cell.busy_poll);
-  const std::string duration = format_seconds(seconds);
+// rxdrop, l2fwd and the ceiling receive gen's traffic, for longer than the application runs so
+// that it covers its whole interval. veth puts a sender's frames on rx queue (sending CPU mod
+// queues): one gen per queue, one per CPU.
+std::vector<std::unique_ptr<Child>> start_sources(const DemoCell& cell, const DemoRun& run) {
   std::vector<std::unique_ptr<Child>> sources;
-  if (cell.benchmark != "txpush") {  // rxdrop, l2fwd and the ceiling receive gen's traffic
-    // Runs longer than the application so that traffic covers its whole interval. veth puts a
-    // sender's frames on rx queue (sending CPU mod queues): one gen per queue, one per CPU.
-    for (int q = 0; q < cell.queues; ++q) {
-      std::vector<std::string> gen{
-          "gen", "-i", veth.a(), "--cpu", std::to_string(cell.queues == 1 ? cpus.source : cpus.sender_of_queue(q)), "-d",
-          format_seconds(seconds + 3), "-H", nobody_mac, "--json"};
-      if (gen_rate > 0) gen.insert(gen.end(), {"--rate", std::to_string(gen_rate)});
-      sources.push_back(std::make_unique<Child>(gen));
+  if (cell.benchmark == "txpush") return sources;
+  for (int q = 0; q < cell.queues; ++q) {
+    const unsigned cpu = cell.queues == 1 ? run.cpus.source : run.cpus.sender_of_queue(q);
+    std::vector<std::string> gen{"gen", "-i", run.veth.a(), "--cpu", std::to_string(cpu), "-d",
+                                 format_seconds(run.seconds + 3), "-H", nobody_mac, "--json"};
+    if (run.options.gen_rate > 0) {
+      gen.insert(gen.end(), {"--rate", std::to_string(run.options.gen_rate)});
     }
+    sources.push_back(std::make_unique<Child>(gen, run.tool));
   }
-  const bool reference = cell.tool != "afxdp";
-  const std::unique_ptr<Child> app =
-      reference ? start_reference(cell, veth, seconds, reference_program, cpus)
-                : std::make_unique<Child>(cell_args(cell, veth.b(), duration, cpus, extra));
-  // Threaded NAPI kthreads appear once the program is attached: pin them again.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  if (cell.cores == 1) lab::pin_napi_threads(veth.b(), cpus.app);
-  const int code = app->wait(static_cast<int>(seconds * 1000) + 15000);
-  std::string source_error;
+  return sources;
+}
+
+// Stops the sources and adds what they sent to the cell; why they failed ("" when they did not).
+// Stopped by us a source exits 0; anything else means it failed, and the cell measured nothing.
+std::string stop_sources(DemoCell& cell, std::vector<std::unique_ptr<Child>>& sources) {
+  std::string error;
   for (auto& source : sources) {
     source->terminate();
-    const int source_code = source->wait(5000);
+    const int code = source->wait(5000);
     cell.offered_mpps += offered_pps(source->out()) / 1e6;
-    // Stopped by us it exits 0; anything else means it failed, and the cell measured nothing.
-    if (source_code != 0 && source_error.empty()) {
-      source_error = "traffic source: " + source->first_error_line();
-    }
+    if (code != 0 && error.empty()) error = "traffic source: " + source->first_error_line();
   }
-  set_busy_poll_sysfs(veth, false);
-  if (!source_error.empty()) {
-    cell.error = source_error;
-    return;
-  }
-  if (reference) {
-    measure_reference(cell, *app, code, veth);
-    return;
-  }
+  return error;
+}
+
+// Our application's result: its summary line (rxq-info's for the ceiling).
+void measure_application(DemoCell& cell, const Child& app, int code) {
   if (code != 0) {
-    cell.error = app->first_error_line();
+    cell.error = app.first_error_line();
     if (cell.error.empty()) cell.error = "exit code " + std::to_string(code);
     return;
   }
-  double pps = 0;
+  const std::string summary = summary_line(app.out());
   if (cell.benchmark == demo_ceiling) {
     // rxq-info's summary: the total it processed over its duration.
-    const std::string summary = summary_line(app->out());
     const auto total = summary.find("\"total\":");
     double processed = 0, elapsed = 0;
     if (total == std::string::npos || !json_number(summary.substr(total), "processed", processed) ||
@@ -273,8 +271,8 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds, DemoCpus
     cell.measured = true;
     return;
   }
-  const std::string key = cell.benchmark == "rxdrop" ? "rx_pps" : "tx_pps";
-  if (!json_number(summary_line(app->out()), key, pps)) {
+  double pps = 0;
+  if (!json_number(summary, cell.benchmark == "rxdrop" ? "rx_pps" : "tx_pps", pps)) {
     cell.error = "no summary in the output of " + cell.benchmark;
     return;
   }
@@ -282,20 +280,79 @@ void measure(DemoCell& cell, const lab::VethPair& veth, double seconds, DemoCpus
   cell.measured = true;
 }
 
-int run_demo(const DemoOptions& options) {
-  if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
-    throw std::runtime_error("demo needs " + missing);
+void measure(DemoCell& cell, const DemoRun& run) {
+  place_kernel_work(run.veth, cell.cores, run.cpus);
+  set_busy_poll_sysfs(run.veth, cell.busy_poll);
+  std::vector<std::unique_ptr<Child>> sources = start_sources(cell, run);
+  const bool reference = cell.tool != "afxdp";
+  const std::unique_ptr<Child> app =
+      reference ? start_reference(cell, run)
+                : std::make_unique<Child>(cell_args(cell, run.veth.b(), format_seconds(run.seconds),
+                                                    run.cpus, run.options.extra),
+                                          run.tool);
+  // Threaded NAPI kthreads appear once the program is attached: pin them again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  if (cell.cores == 1) lab::pin_napi_threads(run.veth.b(), run.cpus.app);
+  const int code = app->wait(static_cast<int>(run.seconds * 1000) + 15000);
+  const std::string source_error = stop_sources(cell, sources);
+  set_busy_poll_sysfs(run.veth, false);
+  if (!source_error.empty()) {
+    cell.error = source_error;
+  } else if (reference) {
+    measure_reference(cell, *app, code, run.veth);
+  } else {
+    measure_application(cell, *app, code);
   }
-  const DemoCpus cpus = demo_cpus(usable_cpus());
-  const double seconds = options.seconds > 0 ? options.seconds : (options.quick ? 1.0 : 3.0);
+}
+
+// SIGINT and SIGTERM stop the demo and its children at once. Started by a Child (tests) they
+// arrive blocked: one held pending is delivered now.
+void kill_children_on_signals() {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  // Started by a Child (tests) they arrive blocked: one held pending is delivered now.
   sigset_t stop;
   sigemptyset(&stop);
   sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
+}
+
+// The `afxdp` this demo measures: the one that started it, else the one beside it (a build
+// tree), else the installed one.
+std::string tool_to_measure() {
+  if (const char* tool = std::getenv(tool_variable); tool != nullptr && *tool != '\0') return tool;
+  const std::optional<std::string> tool = find_sibling("afxdp", AFXDP_TOOL_DIR);
+  if (!tool) {
+    throw std::runtime_error(std::string("demo: no afxdp executable next to afxdp-demo, nor in ") +
+                             AFXDP_TOOL_DIR);
+  }
+  return *tool;
+}
+
+void print_cell(const DemoCell& cell, const DemoOptions& options) {
+  if (options.json) {
+    std::printf("{\"benchmark\":\"%s\",\"tool\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
+                "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
+                "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s}\n",
+                cell.benchmark.c_str(), cell.tool.c_str(), cell.poll ? "true" : "false",
+                cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues,
+                cell.mpps, cell.offered_mpps, static_cast<unsigned long long>(options.gen_rate),
+                cell.measured ? "true" : "false", json_string(cell.error).c_str());
+    std::fflush(stdout);
+  } else if (!cell.measured) {
+    std::fprintf(stderr, "afxdp demo: %s (%s): %s\n", row_name(cell).c_str(),
+                 column_name(cell).c_str(), cell.error.c_str());
+  }
+}
+
+int run_demo(const DemoOptions& options) {
+  if (const std::string missing = lab::missing_privilege(); !missing.empty()) {
+    throw std::runtime_error("demo needs " + missing);
+  }
+  const std::string tool = tool_to_measure();
+  const DemoCpus cpus = demo_cpus(usable_cpus());
+  const double seconds = options.seconds > 0 ? options.seconds : (options.quick ? 1.0 : 3.0);
+  kill_children_on_signals();
   lab::enter_private_network();
   // The namespace is ours alone, so plain names are fine; short, to fit NAPI kthread names.
   // Two queues on both ends when a cell asks for them (with one queue every sender lands on queue 0).
@@ -311,44 +368,28 @@ int run_demo(const DemoOptions& options) {
                 veth.a().c_str(), veth.b().c_str(), seconds, cpus.source, cpus.app);
     std::fflush(stdout);
   }
-
+  const DemoRun run{veth, seconds, cpus, options, tool};
   for (DemoCell& cell : cells) {
     if (interrupted) break;
-    measure(cell, veth, seconds, cpus, options.extra, options.gen_rate, options.reference);
+    measure(cell, run);
     if (interrupted) {
       cell.measured = false;
       cell.error = "interrupted";
     }
-    if (options.json) {
-      std::printf("{\"benchmark\":\"%s\",\"tool\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
-                  "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
-                  "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s}\n",
-                  cell.benchmark.c_str(), cell.tool.c_str(), cell.poll ? "true" : "false",
-                  cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues,
-                  cell.mpps, cell.offered_mpps,
-                  static_cast<unsigned long long>(options.gen_rate),
-                  cell.measured ? "true" : "false",
-                  json_string(cell.error).c_str());
-      std::fflush(stdout);
-    } else if (!cell.measured) {
-      std::fprintf(stderr, "afxdp demo: %s (%s): %s\n", row_name(cell).c_str(),
-                   column_name(cell).c_str(), cell.error.c_str());
-    }
+    print_cell(cell, options);
   }
   if (!options.json) std::printf("%s", demo_table(cells).c_str());
   if (interrupted) return 130;
-  for (const DemoCell& cell : cells) {
-    if (!cell.measured) return 1;
-  }
-  return 0;
+  const bool all = std::all_of(cells.begin(), cells.end(),
+                               [](const DemoCell& cell) { return cell.measured; });
+  return all ? 0 : 1;
 }
 
 }  // namespace
 
 Command add_demo_command(CLI::App& app) {
   auto options = std::make_shared<DemoOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "demo", "Run XDP_DROP (the kernel alone), rxdrop, txpush and l2fwd on a private veth pair: a table in Mpps");
+  CLI::App* sub = app.add_subcommand("demo", demo_description);
   sub->add_flag("--quick", options->quick, "1 s per measurement, 2 cores only (about 20 s)");
   sub->add_option("-d,--duration", options->seconds, "Seconds per measurement (default 3; 1 with --quick)")
       ->check(seconds_within(demo_cell));
