@@ -9,6 +9,8 @@
 // Threading: control path only; insert/erase may be called while traffic flows.
 #pragma once
 
+#include <afxdp/xdp_action.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,9 +21,6 @@ struct bpf_object;  // libbpf
 namespace afxdp {
 
 enum class AttachMode { skb, native };
-
-// The XDP verdicts, with the uapi's values.
-enum class XdpAction : std::uint32_t { aborted = 0, drop = 1, pass = 2, tx = 3, redirect = 4 };
 
 struct XskProgramConfig {
   std::string interface;

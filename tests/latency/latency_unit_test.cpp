@@ -94,6 +94,21 @@ TEST(LatencyReport, JsonAndTextCarryTheCounts) {
   EXPECT_NE(text.find("p99.9 8.00"), std::string::npos) << text;
 }
 
+// The path names an interface, which may hold any byte but '/', ':' and white space: a control
+// character in it once went into the JSON line raw (its own quoting escaped only '"' and '\\').
+TEST(LatencyReport, JsonEscapesControlCharactersInThePath) {
+  LatencyResult r;
+  r.transport = "af_xdp";
+  r.path = std::string("ve\x01th\"0\\:0");
+  r.wait = "spin";
+  const std::string json = latency_json(r);
+  EXPECT_NE(json.find("\"path\":\"ve\\u0001th\\\"0\\\\:0\""), std::string::npos) << json;
+  EXPECT_EQ(std::count_if(json.begin(), json.end(),
+                          [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n'; }),
+            0)
+      << json;
+}
+
 std::array<std::byte, probe_bytes> payload(const Probe& p) {
   std::array<std::byte, probe_bytes> bytes{};
   write_probe(bytes.data(), p);

@@ -9,9 +9,11 @@
 
 namespace afxdp::tool {
 
+using Mac = std::array<std::uint8_t, 6>;
+
 struct UdpFrameSpec {
-  std::array<std::uint8_t, 6> dst_mac{};
-  std::array<std::uint8_t, 6> src_mac{};
+  Mac dst_mac{};
+  Mac src_mac{};
   bool vlan = false;
   std::uint16_t vlan_id = 0;
   std::uint8_t vlan_priority = 0;

@@ -1,6 +1,6 @@
 #include "demo/demo.hpp"
 
-#include "xsk/xsk_stats.hpp"
+#include "common/json.hpp"
 #include "common/number_checks.hpp"
 #include "common/sibling.hpp"
 #include "demo/child.hpp"

@@ -3,6 +3,7 @@
 #include "latency/latency_loop.hpp"
 #include "latency/latency_report.hpp"
 #include "common/number_checks.hpp"
+#include "common/require.hpp"
 #include "latency/udp_echo.hpp"
 
 #include <afxdp/run.hpp>
@@ -16,10 +17,6 @@
 
 namespace afxdp::tool {
 namespace {
-
-void require(bool rule, const std::string& message) {
-  if (!rule) throw std::invalid_argument(message);
-}
 
 std::string shown(double value) {
   char text[32];

@@ -8,7 +8,7 @@
 // reported, then a one-line error and exit 1.
 #pragma once
 
-#include "xsk/xsk_options.hpp"
+#include "common/parse.hpp"
 #include "subcommands.hpp"
 
 #include <cstdint>

@@ -1,5 +1,7 @@
 #include "latency/latency_report.hpp"
 
+#include "common/json.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,15 +27,6 @@ std::string number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, value < 100 ? "%.2f" : value < 10000 ? "%.1f" : "%.0f", value);
   return text;
-}
-
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -121,8 +114,8 @@ std::string latency_json(const LatencyResult& r) {
     return std::string(",\"") + name + "\":" + std::to_string(value);
   };
   const RoundTrips& t = r.round_trips;
-  std::string out = "{\"latency\":true,\"transport\":" + quoted(r.transport) +
-                    ",\"path\":" + quoted(r.path) + ",\"wait\":" + quoted(r.wait);
+  std::string out = "{\"latency\":true,\"transport\":" + json_string(r.transport) +
+                    ",\"path\":" + json_string(r.path) + ",\"wait\":" + json_string(r.wait);
   out += field("rate", r.rate) + count("size", r.size) + count("sent", r.sent) +
          count("received", r.received) + count("lost", r.lost()) +
          count("duplicates", r.duplicates) + count("strays", r.strays);

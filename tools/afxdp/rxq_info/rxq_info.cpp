@@ -1,15 +1,15 @@
 #include "rxq_info/rxq_info.hpp"
 
-#include "xsk/xsk_stats.hpp"
+#include "common/json.hpp"
 #include "common/number_checks.hpp"
 #include "common/report_schedule.hpp"
-
-#include "common/stop_signals.hpp"
+#include "common/skeleton.hpp"
 #include "common/thousands.hpp"
 
 #include <afxdp/detail/socket_option.hpp>
 #include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/interface.hpp>
+#include <afxdp/run.hpp>
 #include <lab.hpp>
 
 #include "rxq_info.skel.h"
@@ -20,7 +20,6 @@
 #include <linux/if_link.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -31,10 +30,6 @@ namespace afxdp::tool {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct SkeletonDeleter {
-  void operator()(rxq_info* skeleton) const noexcept { rxq_info__destroy(skeleton); }
-};
 
 // What the maps hold at one moment: per CPU, and per queue slot per CPU (last slot: overflow).
 struct Snapshot {
@@ -102,7 +97,7 @@ struct Report {
 
 void print_text(const Report& r, const Snapshot& d, double seconds) {
   std::printf("\nRunning XDP on dev:%s (ifindex:%u) action:%s options:%s\n", r.interface.c_str(),
-              r.ifindex, action_name(r.plan.action), touch_name(r.plan.touch));
+              r.ifindex, xdp_action_name(r.plan.action), touch_name(r.plan.touch));
   std::printf("%-15s %-7s %-11s %-11s\n", "XDP stats", "CPU", "pps", "issue-pps");
   for (std::size_t c = 0; c < d.cpu.size(); ++c) {
     if (d.cpu[c].processed == 0 && d.cpu[c].issue == 0) continue;
@@ -140,7 +135,7 @@ void print_json(const Report& r, const Snapshot& d, double seconds, bool summary
   std::string out = "{";
   if (summary) out += "\"summary\":true,";
   out += "\"interface\":" + json_string(r.interface) + ",\"ifindex\":" + std::to_string(r.ifindex) +
-         ",\"action\":\"" + action_name(r.plan.action) + "\",\"options\":\"" +
+         ",\"action\":\"" + xdp_action_name(r.plan.action) + "\",\"options\":\"" +
          touch_name(r.plan.touch) + "\"," + (summary ? "\"duration_s\":" : "\"interval_s\":") +
          std::to_string(seconds) + ",\"cpus\":[";
   bool first = true;
@@ -180,27 +175,56 @@ void print_json(const Report& r, const Snapshot& d, double seconds, bool summary
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
+void print_summary(const Report& r, const Snapshot& total, double elapsed, bool json) {
+  if (json) {
+    print_json(r, total, elapsed, true);
+    return;
+  }
+  const rxq_info_counters all = sum(total.cpu);
+  std::printf("\nSummary: dev:%s action:%s options:%s processed %s issue %s in %.3f s\n",
+              r.interface.c_str(), xdp_action_name(r.plan.action), touch_name(r.plan.touch),
+              thousands(all.processed).c_str(), thousands(all.issue).c_str(), elapsed);
+  std::fflush(stdout);
+}
+
+// A report every interval until -d or SIGINT/SIGTERM, then the summary.
+void report_until_stopped(const RxqInfoOptions& o, const Report& report, const rxq_info& skeleton,
+                          std::size_t cpus) {
+  // Blocked, collected by the wait that doubles as the loop's sleep.
+  const SignalStop stop(SignalStop::Delivery::blocked);
+  const auto start = Clock::now();
+  const auto interval = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(o.interval));
+  const auto end = o.duration > 0 ? start + std::chrono::duration_cast<Clock::duration>(
+                                                std::chrono::duration<double>(o.duration))
+                                  : Clock::time_point::max();
+  // The maps were created empty with the program: counting starts at zero, at attach time, so
+  // frames that arrive before this loop starts are still counted.
+  Snapshot previous;
+  previous.cpu.assign(cpus, rxq_info_counters{});
+  previous.rxq.assign(report.slots + 1, previous.cpu);
+  auto previous_time = start;
+  auto next = start + interval;
+  while (!stop.wait_for(std::min(next, end) - Clock::now())) {
+    const auto now = Clock::now();
+    if (now >= end) break;
+    if (now < next) continue;
+    const Snapshot current = read_snapshot(skeleton, report.slots, cpus);
+    const double elapsed = seconds(now - previous_time);
+    if (o.json) {
+      print_json(report, current - previous, elapsed, false);
+    } else {
+      print_text(report, current - previous, elapsed);
+    }
+    previous = current;
+    previous_time = now;
+    next = next_report_time(next, Clock::now(), interval);
+  }
+  print_summary(report, read_snapshot(skeleton, report.slots, cpus), seconds(Clock::now() - start),
+                o.json);
+}
+
 }  // namespace
-
-std::optional<XdpAction> parse_action(std::string_view name) {
-  std::string upper;
-  for (const char c : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (upper.rfind("XDP_", 0) == 0) upper.erase(0, 4);
-  if (upper == "DROP") return XdpAction::drop;
-  if (upper == "PASS") return XdpAction::pass;
-  if (upper == "TX") return XdpAction::tx;
-  if (upper == "REDIRECT") return XdpAction::redirect;
-  if (upper == "ABORTED") return XdpAction::aborted;
-  return std::nullopt;
-}
-
-const char* action_name(XdpAction action) {
-  if (action == XdpAction::drop) return "XDP_DROP";
-  if (action == XdpAction::pass) return "XDP_PASS";
-  if (action == XdpAction::tx) return "XDP_TX";
-  if (action == XdpAction::redirect) return "XDP_REDIRECT";
-  return "XDP_ABORTED";
-}
 
 const char* touch_name(Touch touch) {
   if (touch == Touch::none) return "no_touch";
@@ -210,7 +234,7 @@ const char* touch_name(Touch touch) {
 
 RxqInfoPlan plan_rxq_info(const RxqInfoOptions& o) {
   RxqInfoPlan plan;
-  const auto action = parse_action(o.action);
+  const auto action = parse_xdp_action(o.action);
   if (!action) {
     throw std::invalid_argument("action: unknown \"" + o.action +
                                 "\" (ABORTED, DROP, PASS, TX or REDIRECT)");
@@ -239,7 +263,7 @@ CLI::App* add_rxq_info_options(CLI::App& parent, RxqInfoOptions& o) {
   app->add_option("-a,--action", o.action, "ABORTED, DROP, PASS, TX or REDIRECT (default PASS)")
       ->check(CLI::Validator(
           [](std::string& text) {
-            return parse_action(text) ? std::string{}
+            return parse_xdp_action(text) ? std::string{}
                                       : "unknown action \"" + text +
                                             "\" (ABORTED, DROP, PASS, TX or REDIRECT)";
           },
@@ -277,7 +301,7 @@ int run_rxq_info(const RxqInfoOptions& o) {
   if (possible <= 0) detail::throw_errno(-possible, "libbpf_num_possible_cpus");
   const auto cpus = static_cast<std::size_t>(possible);
 
-  std::unique_ptr<rxq_info, SkeletonDeleter> skeleton(rxq_info__open());
+  Skeleton<rxq_info, rxq_info__destroy> skeleton(rxq_info__open());
   if (!skeleton) detail::throw_errno(errno, "bpf: open the rxq_info program");
   skeleton->rodata->action = static_cast<std::uint32_t>(plan.action);
   skeleton->rodata->options = plan.touch == Touch::read      ? RXQ_INFO_READ
@@ -315,47 +339,7 @@ int run_rxq_info(const RxqInfoOptions& o) {
   // The link's fd is the attachment: closing it (on any exit) detaches the program.
   const detail::UniqueFd link_fd = detail::UniqueFd::adopt(link, "bpf_link_create");
 
-  StopSignals stop;
-  const auto start = Clock::now();
-  const auto interval = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(o.interval));
-  const auto end = o.duration > 0 ? start + std::chrono::duration_cast<Clock::duration>(
-                                                std::chrono::duration<double>(o.duration))
-                                  : Clock::time_point::max();
-  // The maps were created empty with the program: counting starts at zero, at attach time, so
-  // frames that arrive before this loop starts are still counted.
-  Snapshot previous;
-  previous.cpu.assign(cpus, rxq_info_counters{});
-  previous.rxq.assign(report.slots + 1, previous.cpu);
-  auto previous_time = start;
-  auto next = start + interval;
-  while (!stop.wait(std::min(next, end) - Clock::now())) {
-    const auto now = Clock::now();
-    if (now >= end) break;
-    if (now < next) continue;
-    const Snapshot current = read_snapshot(*skeleton, report.slots, cpus);
-    const double elapsed = seconds(now - previous_time);
-    if (o.json) {
-      print_json(report, current - previous, elapsed, false);
-    } else {
-      print_text(report, current - previous, elapsed);
-    }
-    previous = current;
-    previous_time = now;
-    next = next_report_time(next, Clock::now(), interval);
-  }
-
-  const Snapshot total = read_snapshot(*skeleton, report.slots, cpus);
-  const double elapsed = seconds(Clock::now() - start);
-  if (o.json) {
-    print_json(report, total, elapsed, true);
-  } else {
-    const rxq_info_counters all = sum(total.cpu);
-    std::printf("\nSummary: dev:%s action:%s options:%s processed %s issue %s in %.3f s\n",
-                o.interface.c_str(), action_name(plan.action), touch_name(plan.touch),
-                thousands(all.processed).c_str(), thousands(all.issue).c_str(), elapsed);
-    std::fflush(stdout);
-  }
+  report_until_stopped(o, report, *skeleton, cpus);
   return 0;
 }
 

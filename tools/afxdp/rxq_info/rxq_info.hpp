@@ -29,11 +29,6 @@ struct RxqInfoOptions {
   std::string redirect_to;      // the REDIRECT target
 };
 
-// "drop", "XDP_DROP", "Drop"... -> XdpAction::drop; nullopt for an unknown name.
-std::optional<XdpAction> parse_action(std::string_view name);
-// "XDP_DROP" etc.
-const char* action_name(XdpAction action);
-
 // The configuration the options describe, checked without a kernel: throws
 // std::invalid_argument for an unknown action or a REDIRECT without its target (or the reverse).
 struct RxqInfoPlan {

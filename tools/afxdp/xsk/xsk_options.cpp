@@ -1,6 +1,7 @@
 #include "xsk/xsk_options.hpp"
 
 #include "common/number_checks.hpp"
+#include "common/require.hpp"
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -14,25 +15,8 @@
 namespace afxdp::tool {
 namespace {
 
-void require(bool rule, const std::string& message) {
-  if (!rule) throw std::invalid_argument(message);
-}
-
-bool is_power_of_two(std::uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
-
 // -F: the most descriptors a packet may take (MAX_SKB_FRAGS + 1, afxdp::max_fragments).
 constexpr std::uint32_t max_chain_frames = 18;
-
-std::uint32_t parse_number(std::string_view text, const char* what, std::uint32_t max) {
-  std::uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  const bool digits = end == text.data() + text.size() && !text.empty();
-  require(digits && error != std::errc::invalid_argument,
-          std::string(what) + ": '" + std::string(text) + "' is not a number");
-  require(error == std::errc{} && value <= max,
-          std::string(what) + ": " + std::string(text) + " is above " + std::to_string(max));
-  return static_cast<std::uint32_t>(value);
-}
 
 // --pcap's file must open before anything is set up: a run that cannot read it would otherwise
 // attach, say that zero-copy fell back to copy, and only then fail. "-" is standard input.
@@ -71,56 +55,10 @@ std::optional<Benchmark> benchmark_named(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<std::uint32_t> parse_number_list(const std::string& text, const char* what,
-                                             std::uint32_t max, std::size_t max_entries) {
-  std::vector<std::uint32_t> numbers;
-  std::string_view rest = text;
-  require(!rest.empty(), std::string(what) + ": empty list");
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    const std::string_view item = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    require(!item.empty() && !(comma != std::string_view::npos && rest.empty()),
-            std::string(what) + ": '" + text + "' has an empty item");
-    const std::size_t dash = item.find('-');
-    const std::uint32_t first = parse_number(item.substr(0, dash), what, max);
-    const std::uint32_t last =
-        dash == std::string_view::npos ? first : parse_number(item.substr(dash + 1), what, max);
-    require(first <= last, std::string(what) + ": range '" + std::string(item) + "' runs backwards");
-    // Counted in 64 bits: a range ending at the type's largest value must still end.
-    for (std::uint64_t n = first; n <= last; ++n) {
-      require(numbers.size() < max_entries,
-              std::string(what) + ": more than " + std::to_string(max_entries) + " entries");
-      require(std::find(numbers.begin(), numbers.end(), n) == numbers.end(),
-              std::string(what) + ": " + std::to_string(n) + " appears twice in '" + text + "'");
-      numbers.push_back(static_cast<std::uint32_t>(n));
-    }
-  }
-  return numbers;
-}
+namespace {
 
-Mac parse_mac(const std::string& text, const char* what) {
-  Mac mac{};
-  const std::string rule = std::string(what) + ": '" + text + "' is not a MAC address (aa:bb:cc:dd:ee:ff)";
-  require(text.size() == 17, rule);
-  for (std::size_t i = 0; i < 6; ++i) {
-    const char* digits = text.data() + i * 3;
-    require(i == 5 || digits[2] == ':', rule);
-    const auto [end, error] = std::from_chars(digits, digits + 2, mac[i], 16);
-    require(error == std::errc{} && end == digits + 2, rule);
-  }
-  return mac;
-}
-
-std::uint32_t parse_ipv4(const std::string& text, const char* what) {
-  in_addr address{};
-  require(::inet_pton(AF_INET, text.c_str(), &address) == 1,
-          std::string(what) + ": '" + text + "' is not an IPv4 address (a.b.c.d)");
-  return ntohl(address.s_addr);
-}
-
-void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
-  o.benchmark = benchmark;
+// Where and how the sockets run: interface, queues, XDP and bind modes, waiting, frames.
+void add_socket_options(CLI::App& app, BenchOptions& o) {
   app.add_option("-i,--interface", o.interface, "interface to run on")->required();
   app.add_option("-q,--queue", o.queue_text,
                  "rx queue(s): 3, a list 0,1 or a range 0-3; one socket and thread each (at most "
@@ -141,6 +79,10 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
       ->capture_default_str();
   app.add_flag("-u,--unaligned", o.unaligned, "unaligned chunks (needs hugepages)");
   app.add_option("-b,--batch", o.batch, "descriptors per ring operation")->capture_default_str();
+}
+
+// How long, what to report, memory, CPUs and privileges.
+void add_run_options(CLI::App& app, BenchOptions& o) {
   app.add_option("-C,--count", o.count, "stop after this many packets (0: no limit)")
       ->capture_default_str()
       ->check(not_negative_integer());
@@ -173,8 +115,10 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
                  "user's)");
   app.add_flag("-F,--frags", o.frags,
                "multi-buffer (XDP_USE_SG, Linux 6.6+): packets larger than a frame, as chains");
-  if (benchmark != Benchmark::txpush) return;
+}
 
+// What txpush sends: the packet it builds, or a pcap file's frames, and how fast.
+void add_txpush_options(CLI::App& app, BenchOptions& o) {
   app.add_option("-s,--size", o.packet_size, "packet size in bytes, Ethernet header included")
       ->capture_default_str();
   app.add_option("-G,--dst-mac", o.dst_mac_text, "destination MAC (default ff:ff:ff:ff:ff:ff)");
@@ -198,6 +142,15 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
       ->capture_default_str()
       ->check(not_negative_integer())
       ->needs(pcap);
+}
+
+}  // namespace
+
+void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
+  o.benchmark = benchmark;
+  add_socket_options(app, o);
+  add_run_options(app, o);
+  if (benchmark == Benchmark::txpush) add_txpush_options(app, o);
 }
 
 void finish_bench_options(BenchOptions& o) {

@@ -8,6 +8,8 @@
 // anything is set up.
 #pragma once
 
+#include "common/parse.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <array>
@@ -24,8 +26,6 @@ enum class Benchmark { rxdrop, txpush, l2fwd };
 const char* benchmark_name(Benchmark benchmark);
 // The benchmark a name names (its subcommand's name), or nothing: benchmark_name's inverse.
 std::optional<Benchmark> benchmark_named(std::string_view name);
-
-using Mac = std::array<std::uint8_t, 6>;
 
 struct BenchOptions {
   Benchmark benchmark = Benchmark::rxdrop;
@@ -86,20 +86,6 @@ void add_bench_options(CLI::App& app, BenchOptions& options, Benchmark benchmark
 // Converts the texts and checks every rule that needs no kernel. Throws std::invalid_argument
 // naming the option and the rule.
 void finish_bench_options(BenchOptions& options);
-
-// The largest queue number and CPU number the lists take: rtnetlink makes devices of at most
-// 4096 queues, and no architecture builds a kernel for more than 8192 CPUs.
-inline constexpr std::uint32_t max_queue = 4095;
-inline constexpr std::uint32_t max_cpu = 8191;
-
-// "0", "0,2", "0-3", "0-1,4": ascending or not, no duplicates, each at most `max`, at most
-// `max_entries` in all. Throws std::invalid_argument.
-std::vector<std::uint32_t> parse_number_list(const std::string& text, const char* what,
-                                             std::uint32_t max, std::size_t max_entries = 1024);
-// "aa:bb:cc:dd:ee:ff". Throws std::invalid_argument.
-Mac parse_mac(const std::string& text, const char* what);
-// Dotted quad, host byte order. Throws std::invalid_argument.
-std::uint32_t parse_ipv4(const std::string& text, const char* what);
 
 // Adds the benchmark `name` to `parent` and returns the sub-app; options live in `options`, and
 // a parse-complete callback runs finish_bench_options (its errors become CLI11 parse errors).

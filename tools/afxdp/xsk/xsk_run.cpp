@@ -8,6 +8,9 @@
 #include <lab.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <span>
+#include <vector>
 #include <cerrno>
 #include <stdexcept>
 #include <system_error>
@@ -84,6 +87,92 @@ LedgerTotals ledger_totals(std::span<Queue> queues) {
   return t;
 }
 
+
+// Said once the whole set-up has worked, so that a later set-up error stays the only line.
+void say_if_copy_mode(const BenchOptions& o, Port& port) {
+  if (port.config().bind == BindMode::automatic && !port.zero_copy()) {
+    std::fprintf(stderr, "afxdp: zero-copy is not available on %s (driver %s); using copy mode\n",
+                 port.queues().front().name().c_str(), interface_driver(o.interface).c_str());
+  }
+}
+
+// The main thread's part while the queues run (run_per_queue's on_tick): stop on a signal, at
+// the deadline or when the interface is gone; print every queue's line each interval.
+class Ticker {
+ public:
+  Ticker(const BenchOptions& o, std::span<Queue> queues, const Reporter& reporter,
+         const SignalStop& signals, unsigned ifindex)
+      : o_(o), queues_(queues), reporter_(reporter), signals_(signals), ifindex_(ifindex),
+        start_(Clock::now()),
+        interval_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.interval))),
+        next_report_(start_ + interval_), previous_(queues.size()) {
+    if (o.duration > 0) {
+      deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(o.duration));
+    }
+  }
+
+  // False when the run is to stop.
+  bool tick() {
+    if (signals_.requested()) return false;
+    if (!interface_exists(ifindex_)) {
+      lost_interface_ = true;
+      return false;
+    }
+    const auto now = Clock::now();
+    if (now >= deadline_) return false;
+    if (now >= next_report_) {
+      report();
+      next_report_ = next_report_time(next_report_, Clock::now(), interval_);
+    }
+    return true;
+  }
+
+  bool lost_interface() const noexcept { return lost_interface_; }
+  Clock::time_point start() const noexcept { return start_; }
+
+ private:
+  void report() {
+    for (std::size_t i = 0; i < queues_.size(); ++i) {
+      const Sample current = sample(queues_[i], o_.extra_stats, start_);
+      if (!o_.quiet) {
+        reporter_.print({static_cast<std::uint32_t>(i), o_.interface, queues_[i].id()},
+                        current - previous_[i], current);
+      }
+      previous_[i] = current;
+    }
+  }
+
+  const BenchOptions& o_;
+  std::span<Queue> queues_;
+  const Reporter& reporter_;
+  const SignalStop& signals_;
+  unsigned ifindex_;
+  Clock::time_point start_;
+  Clock::duration interval_;
+  Clock::time_point deadline_ = Clock::time_point::max();
+  Clock::time_point next_report_;
+  std::vector<Sample> previous_;
+  bool lost_interface_ = false;
+};
+
+// The summary, then what went wrong, if anything did, as the run's one error.
+void summarize(const BenchOptions& o, std::span<Queue> queues, const Reporter& reporter,
+               Clock::time_point start, bool lost_interface) {
+  std::vector<Sample> totals;
+  for (const Queue& q : queues) totals.push_back(sample(q, o.extra_stats, start));
+  const LedgerTotals ledger = ledger_totals(queues);
+  reporter.summary(totals, std::chrono::duration<double>(Clock::now() - start).count(), ledger);
+  if (lost_interface) {
+    throw std::runtime_error("interface " + o.interface + " disappeared while " +
+                             benchmark_name(o.benchmark) + " was running");
+  }
+  if (ledger.errors != 0) {
+    throw std::runtime_error("frame ledger: " + std::to_string(ledger.errors) +
+                             " error(s), the first: " + ledger.first_error);
+  }
+}
+
 }  // namespace
 
 PortConfig port_config(const BenchOptions& o) {
@@ -120,11 +209,7 @@ int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
   const unsigned ifindex = interface_index(o.interface);
   Port port = open_port(o);
   if (prepare) prepare(port);
-  // Said once the whole set-up has worked, so that a later set-up error stays the only line.
-  if (port.config().bind == BindMode::automatic && !port.zero_copy()) {
-    std::fprintf(stderr, "afxdp: zero-copy is not available on %s (driver %s); using copy mode\n",
-                 port.queues().front().name().c_str(), interface_driver(o.interface).c_str());
-  }
+  say_if_copy_mode(o, port);
   if (drop) drop_privileges(run_as);
 
   const std::span<Queue> queues = port.queues();
@@ -134,62 +219,21 @@ int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
                              .rate = o.rate / static_cast<double>(queues.size()),
                              .idle_timeout = std::chrono::milliseconds(o.use_poll ? 100 : 0)};
   const Reporter reporter(o, o.skb ? "xdp-skb" : "xdp-drv", stdout);
-  const auto start = Clock::now();
-  const auto interval = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(o.interval));
-  const auto deadline = o.duration > 0 ? start + std::chrono::duration_cast<Clock::duration>(
-                                                     std::chrono::duration<double>(o.duration))
-                                       : Clock::time_point::max();
-  std::vector<Sample> previous(queues.size());
-  auto next_report = start + interval;
-  bool lost_interface = false;
-  const auto tick = [&] {
-    if (signals.requested()) return false;
-    if (!interface_exists(ifindex)) {
-      lost_interface = true;
-      return false;
-    }
-    const auto now = Clock::now();
-    if (now >= deadline) return false;
-    if (now >= next_report) {
-      for (std::size_t i = 0; i < queues.size(); ++i) {
-        const Sample current = sample(queues[i], o.extra_stats, start);
-        if (!o.quiet) {
-          reporter.print({static_cast<std::uint32_t>(i), o.interface, queues[i].id()},
-                         current - previous[i], current);
-        }
-        previous[i] = current;
-      }
-      next_report = next_report_time(next_report, Clock::now(), interval);
-    }
-    return true;
-  };
+  Ticker ticker(o, queues, reporter, signals, ifindex);
   std::exception_ptr failure;
   try {
     run_per_queue(
         port, [&](Queue& q, std::stop_token stop) { loop(q, std::move(stop), context); },
         RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()},
                   .stop_on_signals = false,  // `signals` above, since the start
-                  .on_tick = tick,
+                  .on_tick = [&ticker] { return ticker.tick(); },
                   .tick = std::chrono::milliseconds(20)});
   } catch (...) {
     failure = std::current_exception();
   }
   // A wake-up that failed because the device went away names the interface, not the errno.
-  lost_interface = lost_interface || !interface_exists(ifindex);
-
-  std::vector<Sample> totals;
-  for (const Queue& q : queues) totals.push_back(sample(q, o.extra_stats, start));
-  const LedgerTotals ledger = ledger_totals(queues);
-  reporter.summary(totals, std::chrono::duration<double>(Clock::now() - start).count(), ledger);
-  if (lost_interface) {
-    throw std::runtime_error("interface " + o.interface + " disappeared while " +
-                             benchmark_name(o.benchmark) + " was running");
-  }
-  if (ledger.errors != 0) {
-    throw std::runtime_error("frame ledger: " + std::to_string(ledger.errors) +
-                             " error(s), the first: " + ledger.first_error);
-  }
+  const bool lost_interface = ticker.lost_interface() || !interface_exists(ifindex);
+  summarize(o, queues, reporter, ticker.start(), lost_interface);
   if (failure) std::rethrow_exception(failure);
   return 0;
 }

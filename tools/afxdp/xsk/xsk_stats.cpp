@@ -1,21 +1,13 @@
 #include "xsk/xsk_stats.hpp"
 
+#include "common/json.hpp"
+#include "common/thousands.hpp"
+
 #include <cinttypes>
 #include <cmath>
 
 namespace afxdp::tool {
 namespace {
-
-// 1234567 -> "1,234,567", whatever the C locale says.
-std::string grouped(std::uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 std::uint64_t per_second(std::uint64_t n, double seconds) {
   return seconds > 0 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(n) / seconds))
@@ -24,7 +16,7 @@ std::uint64_t per_second(std::uint64_t n, double seconds) {
 
 
 void row(std::FILE* out, const char* name, std::uint64_t rate, std::uint64_t total) {
-  std::fprintf(out, "%-18s%-17s%s\n", name, grouped(rate).c_str(), grouped(total).c_str());
+  std::fprintf(out, "%-18s%-17s%s\n", name, thousands(rate).c_str(), thousands(total).c_str());
 }
 
 struct Field {
@@ -74,23 +66,6 @@ XdpStatistics operator+(const XdpStatistics& a, const XdpStatistics& b) {
 }
 
 }  // namespace
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 Reporter::Reporter(const BenchOptions& options, std::string mode, std::FILE* out)
     : options_(options), mode_(std::move(mode)), out_(out) {}
@@ -143,42 +118,53 @@ void Reporter::summary(const std::vector<Sample>& totals, double seconds,
     sum.app = sum.app + t.app;
     sum.xdp = sum.xdp + t.xdp;
   }
-  const char* benchmark = benchmark_name(options_.benchmark);
   if (options_.json) {
-    std::string line = "{\"summary\":true,\"benchmark\":\"" + std::string(benchmark) +
-                       "\",\"interface\":" + json_string(options_.interface) + ",\"mode\":\"" +
-                       mode_ + "\"";
-    char text[32];
-    std::snprintf(text, sizeof text, ",\"seconds\":%.3f", seconds);
-    line += text;
-    json_fields(line, {{"sockets", totals.size()},
-                       {"rx_pps", per_second(rx_packets(sum.app), seconds)},
-                       {"tx_pps", per_second(sum.app.tx, seconds)},
-                       {"rx_packets", rx_packets(sum.app)},
-                       {"tx_packets", sum.app.tx},
-                       {"refused_descs", sum.app.refused}});
-    if (options_.frags) {
-      json_fields(line, {{"rx_frags", sum.app.rx}, {"invalid_chains", sum.app.invalid_chains}});
-    }
-    if (options_.extra_stats) json_xdp(line, sum.xdp);
-    if (options_.app_stats) {
-      json_fields(line, {{"syscalls", sum.app.syscalls}, {"empty_polls", sum.app.empty_polls}});
-    }
-    line += ledger.enabled ? ",\"ledger\":true" : ",\"ledger\":false";
-    if (ledger.enabled) {
-      json_fields(line, {{"ledger_errors", ledger.errors},
-                         {"frames", ledger.frames},
-                         {"frames_free", ledger.free},
-                         {"frames_fill", ledger.fill},
-                         {"frames_application", ledger.application},
-                         {"frames_tx", ledger.tx}});
-    }
-    std::fprintf(out_, "%s}\n", line.c_str());
-    std::fflush(out_);
-    return;
+    json_summary(sum, totals.size(), seconds, ledger);
+  } else {
+    text_summary(sum, totals.size(), seconds, ledger);
   }
-  std::fprintf(out_, "\n summary: %s on %s, %s, %zu socket(s), %.2f s\n", benchmark,
-               options_.interface.c_str(), mode_.c_str(), totals.size(), seconds);
+  std::fflush(out_);
+}
+
+void Reporter::json_summary(const Sample& sum, std::size_t sockets, double seconds,
+                            const LedgerTotals& ledger) const {
+  std::string line = "{\"summary\":true,\"benchmark\":\"" +
+                     std::string(benchmark_name(options_.benchmark)) +
+                     "\",\"interface\":" + json_string(options_.interface) + ",\"mode\":\"" +
+                     mode_ + "\"";
+  char text[32];
+  std::snprintf(text, sizeof text, ",\"seconds\":%.3f", seconds);
+  line += text;
+  json_fields(line, {{"sockets", sockets},
+                     {"rx_pps", per_second(rx_packets(sum.app), seconds)},
+                     {"tx_pps", per_second(sum.app.tx, seconds)},
+                     {"rx_packets", rx_packets(sum.app)},
+                     {"tx_packets", sum.app.tx},
+                     {"refused_descs", sum.app.refused}});
+  if (options_.frags) {
+    json_fields(line, {{"rx_frags", sum.app.rx}, {"invalid_chains", sum.app.invalid_chains}});
+  }
+  if (options_.extra_stats) json_xdp(line, sum.xdp);
+  if (options_.app_stats) {
+    json_fields(line, {{"syscalls", sum.app.syscalls}, {"empty_polls", sum.app.empty_polls}});
+  }
+  line += ledger.enabled ? ",\"ledger\":true" : ",\"ledger\":false";
+  if (ledger.enabled) {
+    json_fields(line, {{"ledger_errors", ledger.errors},
+                       {"frames", ledger.frames},
+                       {"frames_free", ledger.free},
+                       {"frames_fill", ledger.fill},
+                       {"frames_application", ledger.application},
+                       {"frames_tx", ledger.tx}});
+  }
+  std::fprintf(out_, "%s}\n", line.c_str());
+}
+
+void Reporter::text_summary(const Sample& sum, std::size_t sockets, double seconds,
+                            const LedgerTotals& ledger) const {
+  std::fprintf(out_, "\n summary: %s on %s, %s, %zu socket(s), %.2f s\n",
+               benchmark_name(options_.benchmark), options_.interface.c_str(), mode_.c_str(),
+               sockets, seconds);
   std::fprintf(out_, "%-18s%-17s%s\n", "", "pps (average)", "pkts");
   row(out_, "rx", per_second(rx_packets(sum.app), seconds), rx_packets(sum.app));
   if (options_.frags) row(out_, "rx frags", per_second(sum.app.rx, seconds), sum.app.rx);
@@ -190,21 +176,20 @@ void Reporter::summary(const std::vector<Sample>& totals, double seconds,
   }
   if (sum.app.invalid_chains != 0) {
     std::fprintf(out_, "%-18s%s rx chain(s) longer than 18 descriptors or with a refused one\n",
-                 "invalid chains", grouped(sum.app.invalid_chains).c_str());
+                 "invalid chains", thousands(sum.app.invalid_chains).c_str());
   }
   if (sum.app.refused != 0) {
     std::fprintf(out_, "%-18s%s rx descriptor(s) outside the UMEM, refused\n", "refused",
-                 grouped(sum.app.refused).c_str());
+                 thousands(sum.app.refused).c_str());
   }
   if (ledger.enabled) {
     std::fprintf(out_, "%-18s%s error(s); of %s frames: %s free, %s fill, %s application, %s tx\n",
-                 "ledger", grouped(ledger.errors).c_str(), grouped(ledger.frames).c_str(),
-                 grouped(ledger.free).c_str(), grouped(ledger.fill).c_str(),
-                 grouped(ledger.application).c_str(), grouped(ledger.tx).c_str());
+                 "ledger", thousands(ledger.errors).c_str(), thousands(ledger.frames).c_str(),
+                 thousands(ledger.free).c_str(), thousands(ledger.fill).c_str(),
+                 thousands(ledger.application).c_str(), thousands(ledger.tx).c_str());
   } else {
     std::fprintf(out_, "%-18s%s\n", "ledger", "off (built without AFXDP_FRAME_LEDGER)");
   }
-  std::fflush(out_);
 }
 
 }  // namespace afxdp::tool

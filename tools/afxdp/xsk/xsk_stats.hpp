@@ -94,6 +94,10 @@ class Reporter {
                const LedgerTotals& ledger = {}) const;
 
  private:
+  void json_summary(const Sample& sum, std::size_t sockets, double seconds,
+                    const LedgerTotals& ledger) const;
+  void text_summary(const Sample& sum, std::size_t sockets, double seconds,
+                    const LedgerTotals& ledger) const;
   // rx as the reader counts it: whole packets with -F, else descriptors (the same then).
   std::uint64_t rx_packets(const AppCounts& a) const noexcept {
     return options_.frags ? a.packets : a.rx;
@@ -102,9 +106,5 @@ class Reporter {
   std::string mode_;  // "xdp-drv" or "xdp-skb"
   std::FILE* out_;
 };
-
-// `text` as a JSON string, quotes included: interface names and error messages come from the
-// command line and the kernel, so quotes, backslashes and control characters are escaped.
-std::string json_string(const std::string& text);
 
 }  // namespace afxdp::tool
