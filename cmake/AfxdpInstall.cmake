@@ -26,6 +26,8 @@ install(TARGETS afxdp_rings afxdp afxdp_testing EXPORT afxdpTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET afxdp_cli)
   install(TARGETS afxdp_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # `afxdp demo` execs it from there (tools/afxdp/demo/launcher.hpp).
+  install(TARGETS afxdp_demo RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/afxdp)
 endif()
 
 # The public headers, and the generated version header next to them.

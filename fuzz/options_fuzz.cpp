@@ -1,7 +1,7 @@
 // libFuzzer target: the tool's command line. The input is split at NUL bytes into arguments and
 // parsed by the same CLI11 app `afxdp` builds; nothing is run. Any input must end in a parsed
 // command or a CLI11 error (which main turns into one line), never a crash or another exception.
-#include "commands.hpp"
+#include "subcommands.hpp"
 
 #include <cstddef>
 #include <cstdint>

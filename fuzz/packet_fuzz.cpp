@@ -1,7 +1,7 @@
 // libFuzzer target: txpush's and gen's frame builder. Every spec the input describes either is
 // refused as too short or yields a frame whose IPv4 header and UDP checksums verify, checked here
 // with a sum written independently of packet.cpp.
-#include "packet.hpp"
+#include "common/packet.hpp"
 
 #include <cstddef>
 #include <cstdint>

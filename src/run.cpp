@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
+#include <ctime>
 #include <memory>
 #include <exception>
 #include <optional>
@@ -71,25 +73,56 @@ std::vector<unsigned> cpus_for(const RunConfig& config) {
 
 }  // namespace
 
-SignalStop::SignalStop() {
+SignalStop::SignalStop(Delivery delivery) : delivery_(delivery) {
   caught_signal.store(0, std::memory_order_relaxed);
+  const sigset_t set = stop_signals();
+  if (delivery_ == Delivery::blocked) {
+    pthread_sigmask(SIG_BLOCK, &set, &previous_mask_);
+    return;
+  }
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, &previous_int_);
   sigaction(SIGTERM, &action, &previous_term_);
   // One held pending by a parent that started us with them blocked is delivered now.
-  const sigset_t set = stop_signals();
   pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
 SignalStop::~SignalStop() {
+  if (delivery_ == Delivery::blocked) {
+    pthread_sigmask(SIG_SETMASK, &previous_mask_, nullptr);
+    return;
+  }
   sigaction(SIGINT, &previous_int_, nullptr);
   sigaction(SIGTERM, &previous_term_, nullptr);
 }
 
-bool SignalStop::requested() const noexcept { return signal() != 0; }
+bool SignalStop::requested() const noexcept {
+  if (delivery_ == Delivery::blocked && signal() == 0) return wait_for(std::chrono::nanoseconds{0});
+  return signal() != 0;
+}
+
 int SignalStop::signal() const noexcept { return caught_signal.load(std::memory_order_relaxed); }
+
+bool SignalStop::wait_for(std::chrono::nanoseconds timeout) const noexcept {
+  // Blocked for the wait, so that sigtimedwait takes the signal instead of the handler.
+  const sigset_t set = stop_signals();
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &set, &previous);
+  if (signal() == 0) {
+    timeout = std::max(timeout, std::chrono::nanoseconds::zero());
+    timespec left{};
+    left.tv_sec = static_cast<std::time_t>(timeout.count() / 1'000'000'000);
+    left.tv_nsec = static_cast<long>(timeout.count() % 1'000'000'000);
+    int caught = 0;
+    while ((caught = sigtimedwait(&set, nullptr, &left)) < 0 && errno == EINTR) {
+    }
+    if (caught > 0) caught_signal.store(caught, std::memory_order_relaxed);
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return signal() != 0;
+}
 
 std::vector<unsigned> usable_cpus() {
   // The mask is sized by doubling from 1024 CPUs (glibc's cpu_set_t) while the kernel says

@@ -39,20 +39,29 @@ void run_per_queue(Port& port, Body&& body, const RunConfig& config = {}) {
   detail::run_queues(port.queues(), std::function<void(Queue&, std::stop_token)>(body), config);
 }
 
-// SIGINT and SIGTERM set a flag instead of ending the process, from construction on, for a
-// single-threaded program's loop: `while (!stop.requested()) ...`. Restores the previous
-// handlers when destroyed.
+// SIGINT and SIGTERM request a stop instead of ending the process, from construction on, for a
+// single-threaded program's loop: `while (!stop.requested()) ...`. Restores what it changed
+// (the handlers, or the signal mask) when destroyed.
 class SignalStop {
  public:
-  SignalStop();
+  // handler: a handler sets the flag at once, and a system call in progress returns EINTR.
+  // blocked: the signals stay pending until requested() or wait_for() collects them, so that no
+  // system call is cut short (a BPF test run interrupted loses the count of what it sent).
+  enum class Delivery { handler, blocked };
+  SignalStop() : SignalStop(Delivery::handler) {}
+  explicit SignalStop(Delivery delivery);
   SignalStop(const SignalStop&) = delete;
   SignalStop& operator=(const SignalStop&) = delete;
   ~SignalStop();
   [[nodiscard]] bool requested() const noexcept;
   // The signal that arrived (SIGINT or SIGTERM), 0 while none has.
   [[nodiscard]] int signal() const noexcept;
+  // Sleeps up to `timeout` (0: just looks), ending early when a stop signal arrives; requested().
+  bool wait_for(std::chrono::nanoseconds timeout) const noexcept;
 
  private:
+  Delivery delivery_;
+  sigset_t previous_mask_{};  // blocked: the mask to restore
   struct sigaction previous_int_ {};
   struct sigaction previous_term_ {};
 };

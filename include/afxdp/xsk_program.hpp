@@ -9,6 +9,7 @@
 // Threading: control path only; insert/erase may be called while traffic flows.
 #pragma once
 
+#include <afxdp/xdp_action.hpp>
 #include <afxdp/xdp_link.hpp>
 
 #include <cstdint>
@@ -19,9 +20,6 @@
 struct bpf_object;  // libbpf
 
 namespace afxdp {
-
-// The XDP verdicts, with the uapi's values.
-enum class XdpAction : std::uint32_t { aborted = 0, drop = 1, pass = 2, tx = 3, redirect = 4 };
 
 struct XskProgramConfig {
   std::string interface;

@@ -1,9 +1,9 @@
 // `afxdp demo --json` end to end, as a user runs it (the README's main job).
 #include "system_test.hpp"
 
-#include "child.hpp"
-#include "demo.hpp"
-#include "dpdk_reference.hpp"
+#include "demo/child.hpp"
+#include "demo/demo.hpp"
+#include "demo/dpdk_reference.hpp"
 
 #include <afxdp/run.hpp>
 

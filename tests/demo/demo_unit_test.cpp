@@ -1,5 +1,5 @@
 // The demo's matrix, table and JSON reading: no kernel needed.
-#include "demo.hpp"
+#include "demo/demo.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // testpmd beside ours (dpdk_reference.hpp): reading its statistics, its command line, which
 // cells it plays, finding it, and the "vs" ratios the demo shows (demo_versus.hpp).
-#include "dpdk_reference.hpp"
-#include "demo.hpp"
-#include "demo_versus.hpp"
+#include "demo/dpdk_reference.hpp"
+#include "demo/demo.hpp"
+#include "demo/demo_versus.hpp"
 
 #include <gtest/gtest.h>
 

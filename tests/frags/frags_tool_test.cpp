@@ -5,7 +5,7 @@
 #include "system_test.hpp"
 #include "tool_test.hpp"
 
-#include "pcap.hpp"
+#include "common/pcap.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/xsk_program.hpp>

@@ -1,8 +1,8 @@
 // The parts of `afxdp latency` that need no kernel: percentiles and histogram, the matching of
 // echoes to probes, the options and their bounds.
-#include <latency.hpp>
-#include <latency_probe.hpp>
-#include <latency_report.hpp>
+#include <latency/latency.hpp>
+#include <latency/latency_probe.hpp>
+#include <latency/latency_report.hpp>
 
 #include <gtest/gtest.h>
 
@@ -92,6 +92,21 @@ TEST(LatencyReport, JsonAndTextCarryTheCounts) {
   const std::string text = latency_text(r);
   EXPECT_NE(text.find("sent 10, received 8, lost 2"), std::string::npos) << text;
   EXPECT_NE(text.find("p99.9 8.00"), std::string::npos) << text;
+}
+
+// The path names an interface, which may hold any byte but '/', ':' and white space: a control
+// character in it once went into the JSON line raw (its own quoting escaped only '"' and '\\').
+TEST(LatencyReport, JsonEscapesControlCharactersInThePath) {
+  LatencyResult r;
+  r.transport = "af_xdp";
+  r.path = std::string("ve\x01th\"0\\:0");
+  r.wait = "spin";
+  const std::string json = latency_json(r);
+  EXPECT_NE(json.find("\"path\":\"ve\\u0001th\\\"0\\\\:0\""), std::string::npos) << json;
+  EXPECT_EQ(std::count_if(json.begin(), json.end(),
+                          [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n'; }),
+            0)
+      << json;
 }
 
 std::array<std::byte, probe_bytes> payload(const Probe& p) {

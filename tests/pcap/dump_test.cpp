@@ -3,7 +3,7 @@
 // that were sent.
 #include "system_test.hpp"
 
-#include "pcap.hpp"
+#include "common/pcap.hpp"
 #include "tool_test.hpp"
 
 #include <afxdp/interface.hpp>

@@ -1,6 +1,6 @@
 // read_pcap against files it must accept and files it must refuse with a clear error: written
 // with PcapWriter, then truncated or patched byte by byte. No root, no kernel.
-#include "pcap.hpp"
+#include "common/pcap.hpp"
 
 #include <gtest/gtest.h>
 

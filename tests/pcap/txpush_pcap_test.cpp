@@ -3,7 +3,7 @@
 // exit, and nothing is sent.
 #include "system_test.hpp"
 
-#include "pcap.hpp"
+#include "common/pcap.hpp"
 #include "tool_test.hpp"
 
 #include <lab.hpp>

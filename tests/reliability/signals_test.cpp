@@ -85,7 +85,7 @@ TEST(ReliabilitySignals, L2fwdAtRandomMoments) {
 // SIGSTOP for 0.6 s, then SIGCONT: the per-interval lines go on at their interval. A tool that
 // caught up on the lines it missed would print a burst of them back to back, each covering next to
 // no time, and a reader waiting for "two intervals without a change" would stop it before its
-// workers ran again (the failure this test came from: tools/afxdp/report_schedule.hpp).
+// workers ran again (the failure this test came from: tools/afxdp/common/report_schedule.hpp).
 void no_burst_after_a_stop(const std::vector<std::string>& args, const char* interval_key) {
   Child tool = start_tool(args);
   std::string line;

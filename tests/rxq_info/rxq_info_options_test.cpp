@@ -1,5 +1,5 @@
 // rxq-info's option and action-name parsing, without a kernel.
-#include <rxq_info.hpp>
+#include <rxq_info/rxq_info.hpp>
 
 #include <gtest/gtest.h>
 
@@ -8,21 +8,21 @@
 namespace {
 
 using afxdp::XdpAction;
-using afxdp::tool::parse_action;
+using afxdp::parse_xdp_action;
 using afxdp::tool::plan_rxq_info;
 using afxdp::tool::Touch;
 
 TEST(RxqInfoAction, NamesInAnyCase) {
-  EXPECT_EQ(parse_action("DROP"), XdpAction::drop);
-  EXPECT_EQ(parse_action("drop"), XdpAction::drop);
-  EXPECT_EQ(parse_action("Pass"), XdpAction::pass);
-  EXPECT_EQ(parse_action("tx"), XdpAction::tx);
-  EXPECT_EQ(parse_action("XDP_REDIRECT"), XdpAction::redirect);
-  EXPECT_EQ(parse_action("xdp_aborted"), XdpAction::aborted);
+  EXPECT_EQ(parse_xdp_action("DROP"), XdpAction::drop);
+  EXPECT_EQ(parse_xdp_action("drop"), XdpAction::drop);
+  EXPECT_EQ(parse_xdp_action("Pass"), XdpAction::pass);
+  EXPECT_EQ(parse_xdp_action("tx"), XdpAction::tx);
+  EXPECT_EQ(parse_xdp_action("XDP_REDIRECT"), XdpAction::redirect);
+  EXPECT_EQ(parse_xdp_action("xdp_aborted"), XdpAction::aborted);
   for (const char* bad : {"", "DROPS", "XDP_", "forward", "xdp-drop", "4"}) {
-    EXPECT_FALSE(parse_action(bad)) << bad;
+    EXPECT_FALSE(parse_xdp_action(bad)) << bad;
   }
-  EXPECT_STREQ(afxdp::tool::action_name(XdpAction::tx), "XDP_TX");
+  EXPECT_STREQ(afxdp::xdp_action_name(XdpAction::tx), "XDP_TX");
 }
 
 struct Parsed {

@@ -1,6 +1,6 @@
 // Parsing of the benchmark options, table-driven: what good command lines turn into, and that
 // each bad one is refused with a message naming the option. No kernel: parsing is pure.
-#include <bench_options.hpp>
+#include <xsk/xsk_options.hpp>
 
 #include <gtest/gtest.h>
 

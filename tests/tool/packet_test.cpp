@@ -1,6 +1,6 @@
 // The txpush frame builder against a frame checked by hand: header fields where they belong and
 // checksums that verify (the one's-complement sum over a checksummed range is 0xFFFF).
-#include <packet.hpp>
+#include <common/packet.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// next_report_time (tools/afxdp/report_schedule.hpp): lines keep their cadence, and a stall never
+// next_report_time (tools/afxdp/common/report_schedule.hpp): lines keep their cadence, and a stall never
 // turns into a burst of catch-up lines.
-#include "report_schedule.hpp"
+#include "common/report_schedule.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,10 +7,12 @@
 
 #include <atomic>
 #include <csignal>
+#include <pthread.h>
 #include <stdexcept>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <system_error>
+#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -104,6 +106,37 @@ TEST(SignalStop, ASignalSetsTheFlagInsteadOfEndingTheProcess) {
   ::raise(SIGINT);
   EXPECT_TRUE(stop.requested());
   EXPECT_EQ(stop.signal(), SIGINT);
+}
+
+// gen's loop: blocked, a signal waits until the loop looks (no system call is cut short), and
+// the wait that doubles as its sleep ends when one arrives.
+TEST(SignalStop, BlockedHoldsTheSignalUntilCollected) {
+  const afxdp::SignalStop stop(afxdp::SignalStop::Delivery::blocked);
+  EXPECT_FALSE(stop.wait_for(std::chrono::milliseconds(1)));
+  ::raise(SIGTERM);  // pending, not delivered: the process lives on
+  EXPECT_TRUE(stop.requested());
+  EXPECT_EQ(stop.signal(), SIGTERM);
+  EXPECT_TRUE(stop.wait_for(std::chrono::hours(1)));
+}
+
+TEST(SignalStop, WaitForEndsWhenASignalArrives) {
+  for (const auto delivery : {afxdp::SignalStop::Delivery::handler,
+                              afxdp::SignalStop::Delivery::blocked}) {
+    const afxdp::SignalStop stop(delivery);
+    // To this thread: a signal to the process could land on the sender, which does not wait.
+    const pthread_t waiter = ::pthread_self();
+    std::thread sender([waiter] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      ::pthread_kill(waiter, SIGINT);
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const bool stopped = stop.wait_for(std::chrono::seconds(60));
+    const auto waited = std::chrono::steady_clock::now() - start;
+    sender.join();
+    EXPECT_TRUE(stopped);
+    EXPECT_LT(waited, std::chrono::seconds(30));  // woken, not timed out
+    EXPECT_EQ(stop.signal(), SIGINT);
+  }
 }
 
 }  // namespace

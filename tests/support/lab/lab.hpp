@@ -14,9 +14,6 @@
 
 namespace afxdp::lab {
 
-// The library's, named here too while the demo (tools/afxdp/demo.cpp) still asks lab:: for it.
-using afxdp::missing_privilege;
-
 // Move this process into a new network namespace and a new mount namespace with its own /sys,
 // so that sysfs shows the new namespace's interfaces. Call before starting threads.
 void enter_private_network();

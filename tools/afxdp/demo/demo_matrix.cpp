@@ -1,0 +1,146 @@
+#include "demo/demo_matrix.hpp"
+
+#include "demo/dpdk_reference.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+namespace afxdp::tool {
+namespace {
+
+template <class T>
+bool wanted(const std::vector<T>& chosen, const T& value) {
+  return chosen.empty() || std::find(chosen.begin(), chosen.end(), value) != chosen.end();
+}
+
+}  // namespace
+
+std::string column_name(const DemoCell& cell) {
+  return cell.mode + ", " + std::to_string(cell.cores) + (cell.cores == 1 ? " core" : " cores");
+}
+
+std::string row_name(const DemoCell& cell) {
+  // Appended piece by piece: g++ 12 at -O3 warns of an overlapping memcpy (a false -Wrestrict)
+  // in `"literal" + std::string&&`, once this function is inlined in this file.
+  std::string name = cell.benchmark;
+  if (cell.poll) name += " poll()";
+  if (cell.busy_poll) name += " busy-poll";
+  if (cell.queues > 1) name.append(" ").append(std::to_string(cell.queues)).append("q");
+  if (cell.tool != "afxdp") name.append(" ").append(cell.tool);
+  return name;
+}
+
+DemoCpus demo_cpus(const std::vector<unsigned>& usable) {
+  if (usable.size() >= 2) {
+    const auto other = std::find_if(usable.begin() + 1, usable.end(),
+                                    [&](unsigned cpu) { return cpu % 2 != usable[0] % 2; });
+    return {usable[0], other != usable.end() ? *other : usable[1]};
+  }
+  throw std::runtime_error(
+      "demo needs two CPUs (traffic source and application) but its CPU affinity allows " +
+      (usable.empty() ? std::string("none that can be read") : "only CPU " + std::to_string(usable[0])));
+}
+
+std::vector<DemoCell> demo_matrix(const DemoOptions& options) {
+  const std::vector<std::string> waits =
+      options.waits.empty() ? std::vector<std::string>{"spin", "poll"} : options.waits;
+  const std::vector<int> queue_counts = options.queues.empty() ? std::vector<int>{1} : options.queues;
+  std::vector<DemoCell> cells;
+  for (const std::string benchmark : {demo_ceiling, "rxdrop", "txpush", "l2fwd"}) {
+    if (!wanted(options.benchmarks, benchmark)) continue;
+    for (const std::string& wait : waits) {
+      if (benchmark == demo_ceiling && wait != "spin") continue;  // the kernel alone: nothing waits
+      for (const std::string mode : {"native", "skb"}) {
+        if (!wanted(options.modes, mode)) continue;
+        for (const int queues : queue_counts) {
+          for (const int cores : {1, 2}) {
+            if (options.quick && cores == 1 && options.cores.empty()) continue;
+            if (!wanted(options.cores, cores)) continue;
+            if (queues > 1 && cores == 1) continue;  // two queues need a thread on each CPU
+            DemoCell cell;
+            cell.benchmark = benchmark;
+            cell.poll = wait == "poll";
+            cell.busy_poll = wait == "busy-poll";
+            cell.mode = mode;
+            cell.cores = cores;
+            cell.queues = queues;
+            cells.push_back(cell);
+            // The reference right after ours: the two see the machine in the same minute.
+            if (!options.reference.empty() && benchmark != demo_ceiling && queues == 1) {
+              cell.tool = "xdpsock";
+              cells.push_back(cell);
+            }
+            if (!options.reference_dpdk.empty() && has_dpdk_twin(cell)) {
+              cell.tool = "dpdk";
+              cells.push_back(cell);
+            }
+          }
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+std::string demo_table(const std::vector<DemoCell>& cells) {
+  std::vector<std::string> rows, columns;
+  std::map<std::pair<std::string, std::string>, const DemoCell*> at;
+  for (const DemoCell& cell : cells) {
+    const std::string row = row_name(cell), column = column_name(cell);
+    if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
+    if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+    at[{row, column}] = &cell;
+  }
+  int width = 16;  // the row names' column: as wide as the longest ("rxdrop poll() xdpsock")
+  for (const auto& row : rows) width = std::max(width, static_cast<int>(row.size()));
+  std::ostringstream table;
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%-*s", width, "Mpps");
+  table << buffer;
+  for (const auto& column : columns) {
+    std::snprintf(buffer, sizeof buffer, " %16s", column.c_str());
+    table << buffer;
+  }
+  table << '\n';
+  for (const auto& row : rows) {
+    std::snprintf(buffer, sizeof buffer, "%-*s", width, row.c_str());
+    table << buffer;
+    for (const auto& column : columns) {
+      const auto found = at.find({row, column});
+      if (found == at.end()) {
+        std::snprintf(buffer, sizeof buffer, " %16s", "");
+      } else if (!found->second->measured) {
+        std::snprintf(buffer, sizeof buffer, " %16s", "-");
+      } else if (found->second->tool.rfind("vs ", 0) == 0) {  // demo_versus.hpp: a ratio
+        std::snprintf(buffer, sizeof buffer, " %15.2fx", found->second->mpps);
+      } else {
+        std::snprintf(buffer, sizeof buffer, " %16.3f", found->second->mpps);
+      }
+      table << buffer;
+    }
+    table << '\n';
+  }
+  return table.str();
+}
+
+bool json_number(const std::string& line, const std::string& key, double& value) {
+  const std::string quoted = "\"" + key + "\"";
+  auto at = line.find(quoted);
+  if (at == std::string::npos) return false;
+  at = line.find(':', at + quoted.size());
+  if (at == std::string::npos) return false;
+  try {
+    std::size_t used = 0;
+    value = std::stod(line.substr(at + 1), &used);
+    return used > 0;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace afxdp::tool

@@ -1,0 +1,18 @@
+// afxdp-demo: `afxdp demo` (afxdp execs it). It is an executable of its own because it builds a
+// private test network (namespaces, veth pairs) that the installed `afxdp` does not link, and
+// it measures that `afxdp`: every traffic source and application it runs is that binary.
+#include "demo/demo.hpp"
+#include "subcommands.hpp"
+
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+  // The same app as `afxdp`'s, with `demo` alone in it: help and errors read as before.
+  CLI::App app{"afxdp: AF_XDP benchmarks and tools", "afxdp"};
+  app.require_subcommand(1);
+  const std::vector<afxdp::tool::Command> commands{afxdp::tool::add_demo_command(app)};
+  std::vector<std::string> args{"demo"};
+  args.insert(args.end(), argv + 1, argv + argc);
+  return afxdp::tool::parse_and_run(app, commands, std::move(args));
+}

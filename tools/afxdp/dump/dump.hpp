@@ -1,0 +1,29 @@
+// `afxdp dump -i IF [-q Q] -w FILE.pcap [-C N] [-S]`: capture what arrives on one rx queue
+// through AF_XDP (copy mode) into a pcap file ("-w -": standard output, for `tshark -r -`).
+// Frames on that queue go to the capture instead of the network stack while it runs.
+// Stops after -C frames or at SIGINT/SIGTERM, flushing and closing the file (exit 0).
+#pragma once
+
+#include "subcommands.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace afxdp::tool {
+
+struct DumpOptions {
+  std::string interface;    // -i
+  std::uint32_t queue = 0;  // -q
+  std::string file;         // -w: "-" is standard output
+  std::uint64_t count = 0;  // -C: 0 is until interrupted
+  bool skb = false;         // -S: attach in skb (generic) mode instead of native
+  bool frags = false;       // -F: multi-buffer, one record per whole packet
+};
+
+// Adds the `dump` sub-app with its options bound to `options` (pure: no syscalls).
+CLI::App* add_dump_options(CLI::App& parent, DumpOptions& options);
+Command add_dump_command(CLI::App& parent);
+// Runs the capture; returns the exit code, throws on failure.
+int run_dump(const DumpOptions& options);
+
+}  // namespace afxdp::tool

@@ -1,0 +1,21 @@
+// afxdp l2fwd: send every received frame back out of the queue it came in on, MAC addresses
+// swapped. No copy: the rx descriptor becomes the tx descriptor (Queue::serve).
+#pragma once
+
+#include "xsk/xsk_run.hpp"
+#include "subcommands.hpp"
+
+namespace afxdp::tool {
+
+Command add_l2fwd(CLI::App& parent);
+
+// The per-packet step of l2fwd: swap the MAC addresses, or drop a runt.
+struct SwapMacs {
+  Verdict operator()(Frame& frame) const noexcept;
+  // -F: the Ethernet header is in the first fragment; the chain goes back whole.
+  Verdict operator()(Packet& packet) const noexcept { return (*this)(packet[0]); }
+};
+
+void l2fwd_loop(Queue& queue, std::stop_token stop, const QueueContext& context);
+
+}  // namespace afxdp::tool

@@ -1,0 +1,14 @@
+// afxdp rxdrop: receive on each queue and give every frame straight back to the kernel.
+#pragma once
+
+#include "xsk/xsk_run.hpp"
+#include "subcommands.hpp"
+
+namespace afxdp::tool {
+
+Command add_rxdrop(CLI::App& parent);
+
+// One queue's loop (exposed for tests).
+void rxdrop_loop(Queue& queue, std::stop_token stop, const QueueContext& context);
+
+}  // namespace afxdp::tool

@@ -1,0 +1,29 @@
+// afxdp txpush: send one UDP frame, written once into every free frame of each queue, as fast as
+// the kernel takes it (or at --rate); or replay a pcap capture (--pcap), read once and shared
+// read-only by every queue.
+#pragma once
+
+#include "xsk/xsk_run.hpp"
+#include "subcommands.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace afxdp::tool {
+
+Command add_txpush(CLI::App& parent);
+
+// What every queue sends: the UDP frame, or the capture's frames in order.
+struct TxFrames {
+  std::vector<std::uint8_t> packet;
+  std::vector<std::vector<std::uint8_t>> replay;
+  std::uint64_t replay_total = 0;  // frames to send in all (--loop times the capture), per queue
+};
+
+// The frames -s/-G/-H/... or --pcap ask for (reads the capture; throws on a bad one).
+TxFrames tx_frames(const BenchOptions& options);
+
+void txpush_loop(Queue& queue, std::stop_token stop, const QueueContext& context,
+                 const TxFrames& frames);
+
+}  // namespace afxdp::tool

@@ -1,0 +1,247 @@
+#include "xsk/xsk_run.hpp"
+
+#include "xsk/privileges.hpp"
+#include "common/report_schedule.hpp"
+
+#include <afxdp/interface.hpp>
+#include <afxdp/privilege.hpp>
+#include <afxdp/run.hpp>
+#include <afxdp/xdp_link.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <span>
+#include <vector>
+#include <cerrno>
+#include <stdexcept>
+#include <system_error>
+
+namespace afxdp::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+
+// The checks that need the kernel but change nothing, in the tool's words: before any set-up.
+void check_system(const BenchOptions& o) {
+  if (const std::string missing = missing_privilege(); !missing.empty()) {
+    throw std::runtime_error("needs " + missing);
+  }
+  const std::vector<unsigned> usable = usable_cpus();
+  for (const std::uint32_t cpu : o.cpus) {
+    if (std::find(usable.begin(), usable.end(), cpu) == usable.end()) {
+      throw std::invalid_argument("--cpu: CPU " + std::to_string(cpu) + " is not available");
+    }
+  }
+}
+
+Port open_port(const BenchOptions& o) {
+  try {
+    return Port::open(o.interface, port_config(o));
+  } catch (const XdpAttachConflict& e) {
+    if (o.force) throw;  // a bpf_link holds it: the library's message says why --force can't help
+    throw std::runtime_error("another XDP program (id " + std::to_string(e.other_program()) +
+                             ") is already attached to " + o.interface +
+                             "; detach it, or --force to replace one attached with netlink");
+  } catch (const std::system_error& e) {
+    const int error = e.code().value();
+    if (o.zero_copy && (error == EOPNOTSUPP || error == EINVAL)) {
+      throw std::runtime_error(std::string(e.what()) + " (-c, or no -z)");  // the tool's words
+    }
+    throw;
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    if (what.rfind("queues:", 0) == 0) {
+      throw std::invalid_argument("queue (-q):" + what.substr(7));
+    }
+    throw;
+  }
+}
+
+Sample sample(const Queue& q, bool with_xdp, Clock::time_point start) {
+  const QueueStats s = q.stats();
+  Sample out;
+  out.app = {s.received, s.sent,    s.wakeups + s.polls, s.empty_turns,
+             s.refused,  s.packets, s.invalid_chains};
+  if (with_xdp) out.xdp = s.kernel;
+  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return out;
+}
+
+// Every queue's ledger, summed, once the queue threads are joined. A frame still held by the
+// application when its loop has returned is a leak, so it counts as an error too.
+LedgerTotals ledger_totals(std::span<Queue> queues) {
+  LedgerTotals t;
+  t.enabled = FrameLedger::enabled;
+  if (!t.enabled) return t;
+  for (const Queue& q : queues) {
+    const FrameLedger& l = q.ledger();
+    if (t.first_error.empty()) t.first_error = l.first_error();
+    t.errors += l.errors();
+    t.frames += q.frames();
+    t.free += l.count(FramePlace::free);
+    t.fill += l.count(FramePlace::fill);
+    t.application += l.count(FramePlace::application);
+    t.tx += l.count(FramePlace::tx);
+  }
+  if (t.application != 0) {
+    if (t.first_error.empty()) {
+      t.first_error = std::to_string(t.application) + " frame(s) still held by the application";
+    }
+    ++t.errors;
+  }
+  return t;
+}
+
+
+// Said once the whole set-up has worked, so that a later set-up error stays the only line.
+void say_if_copy_mode(const BenchOptions& o, Port& port) {
+  if (port.config().bind == BindMode::automatic && !port.zero_copy()) {
+    std::fprintf(stderr, "afxdp: zero-copy is not available on %s (driver %s); using copy mode\n",
+                 port.queues().front().name().c_str(), interface_driver(o.interface).c_str());
+  }
+}
+
+// The main thread's part while the queues run (run_per_queue's on_tick): stop on a signal, at
+// the deadline or when the interface is gone; print every queue's line each interval.
+class Ticker {
+ public:
+  Ticker(const BenchOptions& o, std::span<Queue> queues, const Reporter& reporter,
+         const SignalStop& signals, unsigned ifindex)
+      : o_(o), queues_(queues), reporter_(reporter), signals_(signals), ifindex_(ifindex),
+        start_(Clock::now()),
+        interval_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.interval))),
+        next_report_(start_ + interval_), previous_(queues.size()) {
+    if (o.duration > 0) {
+      deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(o.duration));
+    }
+  }
+
+  // False when the run is to stop.
+  bool tick() {
+    if (signals_.requested()) return false;
+    if (!interface_exists(ifindex_)) {
+      lost_interface_ = true;
+      return false;
+    }
+    const auto now = Clock::now();
+    if (now >= deadline_) return false;
+    if (now >= next_report_) {
+      report();
+      next_report_ = next_report_time(next_report_, Clock::now(), interval_);
+    }
+    return true;
+  }
+
+  bool lost_interface() const noexcept { return lost_interface_; }
+  Clock::time_point start() const noexcept { return start_; }
+
+ private:
+  void report() {
+    for (std::size_t i = 0; i < queues_.size(); ++i) {
+      const Sample current = sample(queues_[i], o_.extra_stats, start_);
+      if (!o_.quiet) {
+        reporter_.print({static_cast<std::uint32_t>(i), o_.interface, queues_[i].id()},
+                        current - previous_[i], current);
+      }
+      previous_[i] = current;
+    }
+  }
+
+  const BenchOptions& o_;
+  std::span<Queue> queues_;
+  const Reporter& reporter_;
+  const SignalStop& signals_;
+  unsigned ifindex_;
+  Clock::time_point start_;
+  Clock::duration interval_;
+  Clock::time_point deadline_ = Clock::time_point::max();
+  Clock::time_point next_report_;
+  std::vector<Sample> previous_;
+  bool lost_interface_ = false;
+};
+
+// The summary, then what went wrong, if anything did, as the run's one error.
+void summarize(const BenchOptions& o, std::span<Queue> queues, const Reporter& reporter,
+               Clock::time_point start, bool lost_interface) {
+  std::vector<Sample> totals;
+  for (const Queue& q : queues) totals.push_back(sample(q, o.extra_stats, start));
+  const LedgerTotals ledger = ledger_totals(queues);
+  reporter.summary(totals, std::chrono::duration<double>(Clock::now() - start).count(), ledger);
+  if (lost_interface) {
+    throw std::runtime_error("interface " + o.interface + " disappeared while " +
+                             benchmark_name(o.benchmark) + " was running");
+  }
+  if (ledger.errors != 0) {
+    throw std::runtime_error("frame ledger: " + std::to_string(ledger.errors) +
+                             " error(s), the first: " + ledger.first_error);
+  }
+}
+
+}  // namespace
+
+PortConfig port_config(const BenchOptions& o) {
+  PortConfig c;
+  c.queues = o.queues;
+  c.frames_per_queue = o.frames;
+  c.frame_size = o.frame_size;
+  c.ring_size = o.ring_size;
+  c.bind = o.skb            ? BindMode::skb
+           : o.copy         ? BindMode::native_copy
+           : o.zero_copy    ? BindMode::native_zero_copy
+                            : BindMode::automatic;
+  c.attach = o.skb ? AttachMode::skb : AttachMode::native;
+  c.need_wakeup = !o.no_need_wakeup;
+  c.shared_umem = o.shared_umem;
+  c.busy_poll = o.busy_poll;
+  c.busy_poll_budget = o.batch;
+  c.replace_program = o.force;
+  c.receive = o.benchmark != Benchmark::txpush;
+  c.transmit = o.benchmark != Benchmark::rxdrop;
+  c.unaligned_chunks = o.unaligned;
+  c.multi_buffer = o.frags;
+  return c;
+}
+
+int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
+                  const std::function<void(Port&)>& prepare) {
+  // From here on SIGINT and SIGTERM only ask for a stop, even during set-up (the run then ends
+  // at once, with a summary and exit 0).
+  const SignalStop signals;
+  check_system(o);
+  const bool drop = o.drop_privileges || !o.user.empty() || !o.group.empty();
+  const RunAs run_as = drop ? resolve_run_as(o.user, o.group) : RunAs{};
+  const unsigned ifindex = interface_index(o.interface);
+  Port port = open_port(o);
+  if (prepare) prepare(port);
+  say_if_copy_mode(o, port);
+  if (drop) drop_privileges(run_as);
+
+  const std::span<Queue> queues = port.queues();
+  PacketBudget budget(o.count);
+  const QueueContext context{.options = o,
+                             .budget = budget,
+                             .rate = o.rate / static_cast<double>(queues.size()),
+                             .idle_timeout = std::chrono::milliseconds(o.use_poll ? 100 : 0)};
+  const Reporter reporter(o, o.skb ? "xdp-skb" : "xdp-drv", stdout);
+  Ticker ticker(o, queues, reporter, signals, ifindex);
+  std::exception_ptr failure;
+  try {
+    run_per_queue(
+        port, [&](Queue& q, std::stop_token stop) { loop(q, std::move(stop), context); },
+        RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()},
+                  .stop_on_signals = false,  // `signals` above, since the start
+                  .on_tick = [&ticker] { return ticker.tick(); },
+                  .tick = std::chrono::milliseconds(20)});
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  // A wake-up that failed because the device went away names the interface, not the errno.
+  const bool lost_interface = ticker.lost_interface() || !interface_exists(ifindex);
+  summarize(o, queues, reporter, ticker.start(), lost_interface);
+  if (failure) std::rethrow_exception(failure);
+  return 0;
+}
+
+}  // namespace afxdp::tool
