@@ -227,10 +227,8 @@ inline Peer echo_peer(const Network& net, std::uint32_t count) {
 
 // The peer for forward: frames into peer(0) come out of peer(1) unchanged, and the other way.
 inline Peer forward_peer(const Network& net, std::uint32_t count) {
-  const Mac a0 = afxdp::mac_address(net.peer(0)),
-            b0 = afxdp::mac_address(net.interface(0));
-  const Mac a1 = afxdp::mac_address(net.peer(1)),
-            b1 = afxdp::mac_address(net.interface(1));
+  const Mac a0 = afxdp::mac_address(net.peer(0)), b0 = afxdp::mac_address(net.interface(0));
+  const Mac a1 = afxdp::mac_address(net.peer(1)), b1 = afxdp::mac_address(net.interface(1));
   return Peer({{net.peer(0), net.peer(1), b0, a0, b0, a0, 0},
                {net.peer(1), net.peer(0), b1, a1, b1, a1, count}},
               count);

@@ -40,11 +40,11 @@ struct LoopbackQueue {
   CompletionRing completion_ring;
   RxRing rx_ring;
   TxRing tx_ring;
-  std::byte* area = nullptr;  // the UMEM this queue's addresses are offsets in
-  std::uint64_t first = 0;    // this queue's frames: first + i * frame_size
+  std::byte* area = nullptr;        // the UMEM this queue's addresses are offsets in
+  std::uint64_t first = 0;          // this queue's frames: first + i * frame_size
   std::vector<std::uint64_t> kept;  // buffers taken off fill and kept when rx was full
   std::vector<std::vector<std::byte>> wire;
-  std::vector<std::byte> tx_packet;          // a tx chain taken so far (multi_buffer)
+  std::vector<std::byte> tx_packet;  // a tx chain taken so far (multi_buffer)
   std::vector<std::uint64_t> tx_packet_addresses;
   std::vector<std::uint64_t> pending_completions;
   XdpStatistics statistics;
@@ -83,7 +83,8 @@ class LoopbackKernel {
     ++q.kicks;
     for (std::uint32_t sent = 0; sent < config.tx_budget; ++sent) {
       // A completion slot is reserved before a descriptor is taken: none, and tx waits.
-      if (q.completion.free_slots() <= q.pending_completions.size() + q.tx_packet_addresses.size()) {
+      if (q.completion.free_slots() <=
+          q.pending_completions.size() + q.tx_packet_addresses.size()) {
         return;
       }
       const std::vector<xdp_desc> next = q.tx.consume(1);

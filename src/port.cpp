@@ -140,10 +140,9 @@ void attach_programs(Port::State& s, const std::vector<std::string>& interfaces)
                                   .fallback = s.config.unbound_queues,
                                   .replace = s.config.replace_program,
                                   .frags = s.config.multi_buffer};
-    auto program = own.object == nullptr
-                       ? std::make_unique<XskProgram>(config)
-                       : std::make_unique<XskProgram>(
-                             XskProgram::from_object(own.object, own.name, own.xskmap, config));
+    auto program = own.object == nullptr ? std::make_unique<XskProgram>(config)
+                                         : std::make_unique<XskProgram>(XskProgram::from_object(
+                                               own.object, own.name, own.xskmap, config));
     for (std::size_t k = 0; k < s.per_interface; ++k, ++i) {
       Queue& q = s.queues.span()[i];
       program->insert(q.id(), q.fd());

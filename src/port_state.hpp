@@ -24,10 +24,10 @@ class QueueArray {
   QueueArray& operator=(const QueueArray&) = delete;
   ~QueueArray() {
     for (std::size_t i = count_; i > 0; --i) queues()[i - 1].~Queue();
-    if (storage_ != nullptr) ::operator delete(storage_, std::align_val_t{alignof(Queue)});
+    if (storage_ != nullptr) ::operator delete (storage_, std::align_val_t{alignof(Queue)});
   }
   void build(const std::vector<QueueSetup>& setups) {
-    storage_ = ::operator new(setups.size() * sizeof(Queue), std::align_val_t{alignof(Queue)});
+    storage_ = ::operator new (setups.size() * sizeof(Queue), std::align_val_t{alignof(Queue)});
     for (const QueueSetup& setup : setups) {
       new (queues() + count_) Queue(setup);
       ++count_;

@@ -10,9 +10,9 @@
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
-#include <time.h>
 #include <sys/socket.h>
 #include <thread>
+#include <time.h>
 #include <vector>
 
 namespace afxdp {
@@ -66,7 +66,8 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
       std::uint64_t chunk = chunk_of(completion_->at(i));
       // Linux 6.18's copy mode hands an odd tx address back one lower (it tags bit 0 of the
       // skb's destructor_arg); our tx addresses are frame starts, so take the nearest one.
-      if (unaligned_) [[unlikely]] chunk = nearest_frame(chunk);
+      if (unaligned_) [[unlikely]]
+        chunk = nearest_frame(chunk);
       if (mine(chunk)) [[likely]] {
         chunks_[own++] = chunk;
         continue;
@@ -298,9 +299,19 @@ QueueStats Queue::stats() const {
   const auto get = [](const std::atomic<std::uint64_t>& v) {
     return v.load(std::memory_order_relaxed);
   };
-  QueueStats s{get(c.received), get(c.sent),    get(c.dropped),     get(c.forwarded),
-               get(c.tx_full),  get(c.wakeups), get(c.polls),       get(c.empty_turns),
-               get(c.refused),  get(c.abandoned), {}, get(c.packets), get(c.invalid_chains)};
+  QueueStats s{get(c.received),
+               get(c.sent),
+               get(c.dropped),
+               get(c.forwarded),
+               get(c.tx_full),
+               get(c.wakeups),
+               get(c.polls),
+               get(c.empty_turns),
+               get(c.refused),
+               get(c.abandoned),
+               {},
+               get(c.packets),
+               get(c.invalid_chains)};
   if (loopback_ != nullptr) {
     s.kernel = detail::loopback_statistics(*loopback_, id_);
   } else if (socket_ != nullptr) {
@@ -475,7 +486,8 @@ Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
       packets_[t.packets++] = Packet(&frames_[first], used - first);
     } else {
       // Refused whole: too long (its tail follows, refused too) or with a bad descriptor.
-      for (std::uint32_t j = first; j < used; ++j) chunks_[t.refused++] = chunk_of(frames_[j].address_);
+      for (std::uint32_t j = first; j < used; ++j)
+        chunks_[t.refused++] = chunk_of(frames_[j].address_);
       used = first;
       discarding_ = more;
       detail::QueueCounters::add(counters_.invalid_chains, 1);

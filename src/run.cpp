@@ -5,8 +5,8 @@
 #include <cerrno>
 #include <csignal>
 #include <ctime>
-#include <memory>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <pthread.h>
 #include <sched.h>
@@ -183,7 +183,8 @@ void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::s
               if (config.pin) pin_to_cpu(cpu);
               body(queues[i], stop.get_token());
               if (queues[i].error() != 0) {
-                throw std::system_error(queues[i].error(), std::generic_category(), "wake-up failed");
+                throw std::system_error(queues[i].error(), std::generic_category(),
+                                        "wake-up failed");
               }
             } catch (...) {
               errors[i] = std::current_exception();
@@ -192,8 +193,8 @@ void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::s
             finished.fetch_add(1, std::memory_order_release);
           });
         } catch (const std::system_error& e) {
-          start_error = std::make_exception_ptr(std::system_error(
-              e.code(), "cannot start the thread for " + queues[i].name()));
+          start_error = std::make_exception_ptr(
+              std::system_error(e.code(), "cannot start the thread for " + queues[i].name()));
           break;
         }
       }
@@ -209,8 +210,8 @@ void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::s
         next_tick += tick;
         if (next_tick < now) next_tick = now + tick;  // after a stall: one tick, not a burst
       }
-      std::this_thread::sleep_for(
-          std::min<std::chrono::steady_clock::duration>(next_tick - now, std::chrono::milliseconds(20)));
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          next_tick - now, std::chrono::milliseconds(20)));
     }
   }
   if (start_error) std::rethrow_exception(start_error);

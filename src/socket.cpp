@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <poll.h>
 #include <stdexcept>
-#include <utility>
 #include <sys/socket.h>
+#include <utility>
 
 namespace afxdp {
 namespace {
@@ -260,8 +260,8 @@ int Socket::poll(short events, int timeout_ms) noexcept {
 }
 
 XdpStatistics Socket::statistics() const {
-  const auto s = detail::get_option<xdp_statistics>(fd_, SOL_XDP, XDP_STATISTICS,
-                                                    "XDP_STATISTICS", name());
+  const auto s =
+      detail::get_option<xdp_statistics>(fd_, SOL_XDP, XDP_STATISTICS, "XDP_STATISTICS", name());
   return {s.rx_dropped,   s.rx_invalid_descs,         s.tx_invalid_descs,
           s.rx_ring_full, s.rx_fill_ring_empty_descs, s.tx_ring_empty_descs};
 }

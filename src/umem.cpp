@@ -20,8 +20,8 @@ void require(bool rule, const char* message) {
 
 detail::Mapping map_area(const UmemConfig& config) {
   try {
-    return detail::Mapping::map(area_length(config), PROT_READ | PROT_WRITE,
-                                area_map_flags(config), -1, 0, "UMEM area");
+    return detail::Mapping::map(area_length(config), PROT_READ | PROT_WRITE, area_map_flags(config),
+                                -1, 0, "UMEM area");
   } catch (const std::system_error& e) {
     if (config.hugepages && e.code().value() == ENOMEM) {
       throw std::system_error(e.code(),

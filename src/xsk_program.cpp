@@ -62,10 +62,10 @@ XskProgram::XskProgram(const XskProgramConfig& config) : state_(std::make_unique
   if (bpf_map__set_max_entries(s.skeleton->maps.xsks, queues) != 0) {
     detail::throw_errno(errno, "bpf: size the XSKMAP");
   }
-  bpf_program* chosen = config.frags ? s.skeleton->progs.xsk_redirect_frags
-                                     : s.skeleton->progs.xsk_redirect;
-  bpf_program* unused = config.frags ? s.skeleton->progs.xsk_redirect
-                                     : s.skeleton->progs.xsk_redirect_frags;
+  bpf_program* chosen =
+      config.frags ? s.skeleton->progs.xsk_redirect_frags : s.skeleton->progs.xsk_redirect;
+  bpf_program* unused =
+      config.frags ? s.skeleton->progs.xsk_redirect : s.skeleton->progs.xsk_redirect_frags;
   bpf_program__set_autoload(unused, false);
   if (xsk_redirect__load(s.skeleton.get()) != 0) {
     detail::throw_errno(errno, config.frags
@@ -114,8 +114,8 @@ XskProgram::~XskProgram() = default;
 void XskProgram::insert(std::uint32_t queue, int socket_fd) {
   const int map_fd = state_->map.get();
   if (bpf_map_update_elem(map_fd, &queue, &socket_fd, BPF_ANY) != 0) {
-    detail::throw_errno(errno, "XSKMAP insert for " + state_->config.interface + " queue " +
-                                   std::to_string(queue));
+    detail::throw_errno(
+        errno, "XSKMAP insert for " + state_->config.interface + " queue " + std::to_string(queue));
   }
 }
 

@@ -59,10 +59,10 @@ class IdleWait {
   static void yield() noexcept { ::sched_yield(); }
 
  private:
-  std::uint32_t checks_ = 0;   // empty re-checks in the current window
+  std::uint32_t checks_ = 0;  // empty re-checks in the current window
   std::uint32_t window_ = longest;
-  std::uint32_t limit_ = longest;  // this window's length: window_, or longest for a probe
-  bool probing_ = false;           // this window is a probe
+  std::uint32_t limit_ = longest;          // this window's length: window_, or longest for a probe
+  bool probing_ = false;                   // this window is a probe
   std::uint32_t probe_gap_ = probe_every;  // windows from one probe to the next
   std::uint32_t since_probe_ = 0;          // windows that ended empty since the last probe
 };

@@ -29,24 +29,24 @@
 namespace afxdp {
 
 struct PortConfig {
-  std::vector<std::uint32_t> queues{};   // rx queues to open; empty: every one
+  std::vector<std::uint32_t> queues{};  // rx queues to open; empty: every one
   std::uint32_t frames_per_queue = 4096;
-  std::uint32_t frame_size = 4096;       // 2048 or 4096
-  std::uint32_t headroom = 0;            // the UMEM's, in front of XDP_PACKET_HEADROOM
-  std::uint32_t ring_size = 2048;        // every ring, a power of two
-  std::uint32_t fill_size = 0;           // the fill ring alone; 0: ring_size
+  std::uint32_t frame_size = 4096;  // 2048 or 4096
+  std::uint32_t headroom = 0;       // the UMEM's, in front of XDP_PACKET_HEADROOM
+  std::uint32_t ring_size = 2048;   // every ring, a power of two
+  std::uint32_t fill_size = 0;      // the fill ring alone; 0: ring_size
   BindMode bind = BindMode::automatic;
   AttachMode attach = AttachMode::native;
   bool need_wakeup = true;
-  bool shared_umem = false;              // one UMEM for every queue (XDP_SHARED_UMEM)
+  bool shared_umem = false;  // one UMEM for every queue (XDP_SHARED_UMEM)
   bool busy_poll = false;
   std::uint32_t busy_poll_usecs = 20;
   std::uint32_t busy_poll_budget = 64;
   XdpAction unbound_queues = XdpAction::pass;  // the program's action where no socket is bound
-  bool replace_program = false;          // take the place of a netlink-attached XDP program
-  bool receive = true;                   // rx rings and the redirect program; false: send only
-  bool transmit = true;                  // tx rings
-  bool unaligned_chunks = false;         // XDP_UMEM_UNALIGNED_CHUNK_FLAG (hugepages)
+  bool replace_program = false;                // take the place of a netlink-attached XDP program
+  bool receive = true;            // rx rings and the redirect program; false: send only
+  bool transmit = true;           // tx rings
+  bool unaligned_chunks = false;  // XDP_UMEM_UNALIGNED_CHUNK_FLAG (hugepages)
   // Packets larger than a frame, as chains (Queue::receive_packets, serve_packets): sockets bound
   // with XDP_USE_SG and the frags-capable redirect program (an own `program` must be one,
   // SEC("xdp.frags")). Linux 6.6+.

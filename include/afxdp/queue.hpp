@@ -49,13 +49,13 @@ inline constexpr std::uint32_t max_batch = 256;
 inline constexpr std::uint32_t default_batch = 64;
 
 template <class H>
-concept FrameHandler = std::invocable<H&, Frame&> &&
-                       std::same_as<std::invoke_result_t<H&, Frame&>, Verdict>;
+concept FrameHandler =
+    std::invocable<H&, Frame&> && std::same_as<std::invoke_result_t<H&, Frame&>, Verdict>;
 template <class R>
 concept FrameReader = std::invocable<R&, std::span<Frame>>;
 template <class H>
-concept PacketHandler = std::invocable<H&, Packet&> &&
-                        std::same_as<std::invoke_result_t<H&, Packet&>, Verdict>;
+concept PacketHandler =
+    std::invocable<H&, Packet&> && std::same_as<std::invoke_result_t<H&, Packet&>, Verdict>;
 template <class R>
 concept PacketReader = std::invocable<R&, std::span<Packet>>;
 
@@ -79,10 +79,18 @@ struct QueueStats {
   std::uint64_t invalid_chains = 0;
 
   friend QueueStats operator-(const QueueStats& a, const QueueStats& b) noexcept {
-    return {a.received - b.received, a.sent - b.sent,         a.dropped - b.dropped,
-            a.forwarded - b.forwarded, a.tx_full - b.tx_full, a.wakeups - b.wakeups,
-            a.polls - b.polls,       a.empty_turns - b.empty_turns, a.refused - b.refused,
-            a.abandoned - b.abandoned, a.kernel - b.kernel,  a.packets - b.packets,
+    return {a.received - b.received,
+            a.sent - b.sent,
+            a.dropped - b.dropped,
+            a.forwarded - b.forwarded,
+            a.tx_full - b.tx_full,
+            a.wakeups - b.wakeups,
+            a.polls - b.polls,
+            a.empty_turns - b.empty_turns,
+            a.refused - b.refused,
+            a.abandoned - b.abandoned,
+            a.kernel - b.kernel,
+            a.packets - b.packets,
             a.invalid_chains - b.invalid_chains};
   }
 };
@@ -161,9 +169,8 @@ namespace detail {
 // Written by the queue's thread only (a relaxed load and store, no read-modify-write), read by
 // any thread through Queue::stats().
 struct alignas(cache_line) QueueCounters {
-  std::atomic<std::uint64_t> received{0}, sent{0}, dropped{0}, forwarded{0}, tx_full{0},
-      wakeups{0}, polls{0}, empty_turns{0}, refused{0}, abandoned{0}, packets{0},
-      invalid_chains{0};
+  std::atomic<std::uint64_t> received{0}, sent{0}, dropped{0}, forwarded{0}, tx_full{0}, wakeups{0},
+      polls{0}, empty_turns{0}, refused{0}, abandoned{0}, packets{0}, invalid_chains{0};
   static void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) noexcept {
     counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
@@ -180,9 +187,9 @@ struct QueueSetup {
   std::byte* area = nullptr;
   std::uint64_t first = 0;  // this queue's frames: first + i * frame_size, i < frames
   std::uint32_t frames = 0;
-  std::uint32_t frame_size = 0;  // a power of two, unless unaligned
-  std::uint32_t headroom = 0;    // the UMEM's, in front of XDP_PACKET_HEADROOM
-  bool unaligned = false;        // XDP_UMEM_UNALIGNED_CHUNK_FLAG addresses
+  std::uint32_t frame_size = 0;   // a power of two, unless unaligned
+  std::uint32_t headroom = 0;     // the UMEM's, in front of XDP_PACKET_HEADROOM
+  bool unaligned = false;         // XDP_UMEM_UNALIGNED_CHUNK_FLAG addresses
   std::uint32_t fill_frames = 0;  // lent for receiving when the queue starts
   bool need_wakeup = true;
   bool busy_poll = false;
@@ -294,7 +301,9 @@ class Queue {
   friend class FrameRef;
   friend bool wait_any(std::span<Queue* const>, std::chrono::nanoseconds) noexcept;
 
-  static std::uint32_t clamp(std::uint32_t max) noexcept { return max < max_batch ? max : max_batch; }
+  static std::uint32_t clamp(std::uint32_t max) noexcept {
+    return max < max_batch ? max : max_batch;
+  }
   [[nodiscard]] std::uint64_t chunk_of(std::uint64_t address) const noexcept {
     return address & chunk_mask_;
   }
@@ -342,9 +351,9 @@ class Queue {
   [[nodiscard]] std::uint32_t chain_prefix(std::uint32_t n, std::uint32_t limit,
                                            bool first_only = false) const noexcept;
   struct ChainTake {
-    std::uint32_t packets = 0;   // in packets_, their fragments in frames_
-    std::uint32_t taken = 0;     // descriptors taken as this queue's frames
-    std::uint32_t refused = 0;   // frames of invalid chains, their chunks in chunks_[0, refused)
+    std::uint32_t packets = 0;  // in packets_, their fragments in frames_
+    std::uint32_t taken = 0;    // descriptors taken as this queue's frames
+    std::uint32_t refused = 0;  // frames of invalid chains, their chunks in chunks_[0, refused)
   };
   // Take the first n peeked descriptors (whole chains) into packets_ and frames_.
   ChainTake take_chains(std::uint32_t n) noexcept;
@@ -418,9 +427,9 @@ inline bool Queue::take(const xdp_desc& desc, Frame& frame) noexcept {
     detail::QueueCounters::add(counters_.refused, 1);
     return false;
   }
-  frame = Frame(area_ + chunk + offset, desc.addr, desc.len,
-                frame_size_ - static_cast<std::uint32_t>(offset),
-                static_cast<std::uint32_t>(offset));
+  frame =
+      Frame(area_ + chunk + offset, desc.addr, desc.len,
+            frame_size_ - static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(offset));
   record(chunk, FramePlace::fill, FramePlace::application);
   return true;
 }
@@ -446,7 +455,8 @@ inline void Queue::recycle_chunks(const std::uint64_t* chunks, std::uint32_t n,
     record(chunks[i], from, FramePlace::free);
   }
   // Frames parked in the pool while the fill ring had no room go back as soon as it has.
-  if (lacking > to_fill && pool_.available() != 0) [[unlikely]] top_up_fill();
+  if (lacking > to_fill && pool_.available() != 0) [[unlikely]]
+    top_up_fill();
 }
 
 inline void Queue::complete() noexcept {
@@ -465,7 +475,8 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   idle_.busy();
   std::uint32_t taken = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (take(rx_->at(i), frames_[taken])) [[likely]] ++taken;
+    if (take(rx_->at(i), frames_[taken])) [[likely]]
+      ++taken;
   }
   rx_->release(n);
   fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
@@ -475,7 +486,8 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   if (taken <= fill_target_ - fill_side_ && fill_->reserve(taken) == taken) [[likely]] {
     std::uint32_t back = 0;
     for (std::uint32_t i = 0; i < taken; ++i) {
-      if (frames_[i].kept_) [[unlikely]] continue;
+      if (frames_[i].kept_) [[unlikely]]
+        continue;
       fill_->at(back) = chunk_of(frames_[i].address_);
       record(fill_->at(back++), FramePlace::application, FramePlace::fill);
     }
@@ -513,7 +525,8 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
   std::uint32_t taken = 0;
   Frame& frame = frames_[0];
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (!take(rx_->at(i), frame)) [[unlikely]] continue;
+    if (!take(rx_->at(i), frame)) [[unlikely]]
+      continue;
     ++taken;
     const Verdict verdict = handler(frame);
     if (frame.kept_) [[unlikely]] {
@@ -563,7 +576,8 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
   ForwardTally tally;
   Frame& frame = frames_[0];
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (!take(rx_->at(i), frame)) [[unlikely]] continue;
+    if (!take(rx_->at(i), frame)) [[unlikely]]
+      continue;
     ++tally.taken;
     const Verdict verdict = handler(frame);
     if (frame.kept_) [[unlikely]] {
@@ -633,7 +647,8 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
   std::uint32_t back = t.refused;
   const std::uint32_t fragments = t.taken - t.refused;
   for (std::uint32_t i = 0; i < fragments; ++i) {
-    if (!frames_[i].kept_) [[likely]] chunks_[back++] = chunk_of(frames_[i].address_);
+    if (!frames_[i].kept_) [[likely]]
+      chunks_[back++] = chunk_of(frames_[i].address_);
   }
   recycle_chunks(chunks_.data(), back, FramePlace::application);
   detail::QueueCounters::add(counters_.received, t.taken);

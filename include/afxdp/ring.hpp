@@ -122,8 +122,7 @@ class ProducerRing {
 
   // The kernel asks for a wake-up (sendto for tx, poll/recvfrom for fill) when it set this flag.
   [[nodiscard]] bool needs_wakeup() const noexcept {
-    return flags_ != nullptr &&
-           (detail::load_relaxed(flags_) & XDP_RING_NEED_WAKEUP) != 0;
+    return flags_ != nullptr && (detail::load_relaxed(flags_) & XDP_RING_NEED_WAKEUP) != 0;
   }
 
   [[nodiscard]] std::uint32_t size() const noexcept { return size_; }
@@ -205,8 +204,7 @@ class ConsumerRing {
   }
 
   [[nodiscard]] bool needs_wakeup() const noexcept {
-    return flags_ != nullptr &&
-           (detail::load_relaxed(flags_) & XDP_RING_NEED_WAKEUP) != 0;
+    return flags_ != nullptr && (detail::load_relaxed(flags_) & XDP_RING_NEED_WAKEUP) != 0;
   }
 
   [[nodiscard]] std::uint32_t size() const noexcept { return size_; }

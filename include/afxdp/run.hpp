@@ -18,9 +18,9 @@
 namespace afxdp {
 
 struct RunConfig {
-  std::vector<unsigned> cpus{};   // queue i runs on cpus[i % size]; empty: the process's CPUs
+  std::vector<unsigned> cpus{};  // queue i runs on cpus[i % size]; empty: the process's CPUs
   bool pin = true;
-  bool stop_on_signals = true;    // SIGINT/SIGTERM request a stop
+  bool stop_on_signals = true;  // SIGINT/SIGTERM request a stop
   // Called on the calling thread every `tick` while the queues run; false requests a stop.
   std::function<bool()> on_tick{};
   std::chrono::milliseconds tick{100};

@@ -24,11 +24,11 @@ struct TxDescriptorRules {
 
 enum class TxDescriptorFault {
   none,
-  zero_length,     // len == 0
-  too_long,        // the data does not fit in one chunk (aligned: from its offset in the chunk)
-  outside_umem,    // the data starts or ends past the UMEM
-  options,         // options other than 0 (XDP_PKT_CONTD, XDP_TX_METADATA need features this
-                   // library's sockets do not bind with: XDP_USE_SG, tx metadata)
+  zero_length,   // len == 0
+  too_long,      // the data does not fit in one chunk (aligned: from its offset in the chunk)
+  outside_umem,  // the data starts or ends past the UMEM
+  options,       // options other than 0 (XDP_PKT_CONTD, XDP_TX_METADATA need features this
+                 // library's sockets do not bind with: XDP_USE_SG, tx metadata)
 };
 
 // The first rule `desc` breaks, in the kernel's order, or none.
@@ -44,8 +44,8 @@ constexpr TxDescriptorFault tx_descriptor_fault(const xdp_desc& desc,
     if (desc.len > rules.chunk_size) return TxDescriptorFault::too_long;
     // base | offset << 48: the data starts at base + offset. Both parts are small enough that
     // neither the sum nor the end can wrap.
-    const std::uint64_t start = (desc.addr & XSK_UNALIGNED_BUF_ADDR_MASK) +
-                                (desc.addr >> XSK_UNALIGNED_BUF_OFFSET_SHIFT);
+    const std::uint64_t start =
+        (desc.addr & XSK_UNALIGNED_BUF_ADDR_MASK) + (desc.addr >> XSK_UNALIGNED_BUF_OFFSET_SHIFT);
     if (start >= rules.umem_size || desc.len > rules.umem_size - start) {
       return TxDescriptorFault::outside_umem;
     }

@@ -26,7 +26,7 @@ struct XskProgramConfig {
   AttachMode mode = AttachMode::native;
   XdpAction fallback = XdpAction::pass;  // for queues without a socket (embedded program only)
   std::uint32_t queues = 0;  // XSKMAP size; 0: the interface's rx queue count (embedded only)
-  bool replace = false;                  // detach another (netlink-attached) XDP program first
+  bool replace = false;      // detach another (netlink-attached) XDP program first
   // Load the frags-capable variant (SEC("xdp.frags")), for multi-buffer sockets (XDP_USE_SG) and
   // MTUs larger than a page. Embedded program only.
   bool frags = false;

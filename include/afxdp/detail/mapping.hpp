@@ -10,7 +10,8 @@ class Mapping {
  public:
   Mapping() = default;
   // mmap(2) as a factory; throws std::system_error naming `what`.
-  static Mapping map(std::size_t length, int prot, int flags, int fd, long offset, const char* what);
+  static Mapping map(std::size_t length, int prot, int flags, int fd, long offset,
+                     const char* what);
 
   Mapping(Mapping&& other) noexcept
       : addr_(std::exchange(other.addr_, nullptr)), length_(std::exchange(other.length_, 0)) {}

@@ -36,12 +36,12 @@ struct LoopbackConfig {
   std::uint32_t queues = 1;
   std::uint32_t frames_per_queue = 4096;
   std::uint32_t frame_size = 4096;
-  std::uint32_t ring_size = 2048;   // every ring
-  std::uint32_t fill_size = 0;      // the fill ring alone; 0: ring_size
-  std::uint32_t headroom = 0;       // the UMEM's
+  std::uint32_t ring_size = 2048;  // every ring
+  std::uint32_t fill_size = 0;     // the fill ring alone; 0: ring_size
+  std::uint32_t headroom = 0;      // the UMEM's
   bool need_wakeup = true;
-  std::uint32_t tx_budget = 32;     // descriptors one kick sends, as copy mode's sendto()
-  bool shared_umem = false;         // one UMEM for every queue: forward() without copying
+  std::uint32_t tx_budget = 32;  // descriptors one kick sends, as copy mode's sendto()
+  bool shared_umem = false;      // one UMEM for every queue: forward() without copying
   // XDP_USE_SG: inject() splits a frame larger than one UMEM frame into a chain of fragments, as
   // the kernel does, and tx chains (XDP_PKT_CONTD) go out as one frame.
   bool multi_buffer = false;

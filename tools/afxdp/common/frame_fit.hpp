@@ -20,10 +20,10 @@ inline void check_frame_fits_mtu(const std::string& interface, std::uint32_t fra
   const unsigned mtu = interface_mtu(interface);
   const std::uint32_t room = frame_size - XDP_PACKET_HEADROOM;  // the kernel writes after headroom
   if (mtu + 14 > room) {
-    throw std::invalid_argument("frame size (-f " + std::to_string(frame_size) + "): " +
-                                std::to_string(room) + " bytes of a packet fit in a frame, but " +
-                                interface + "'s MTU " + std::to_string(mtu) + " lets " +
-                                std::to_string(mtu + 14) +
+    throw std::invalid_argument("frame size (-f " + std::to_string(frame_size) +
+                                "): " + std::to_string(room) +
+                                " bytes of a packet fit in a frame, but " + interface + "'s MTU " +
+                                std::to_string(mtu) + " lets " + std::to_string(mtu + 14) +
                                 "-byte frames arrive; use -F (multi-buffer) or a smaller MTU");
   }
 }

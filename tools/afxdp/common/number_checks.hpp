@@ -28,7 +28,8 @@ inline std::string number_or_why(const std::string& text, double& value) {
 }
 
 // For unsigned options: a leading minus sign is refused, not wrapped around, and so is a value
-// above 2^64 - 1, which CLI11 would take as 2^64 - 1 (for 32-bit options it says it cannot convert).
+// above 2^64 - 1, which CLI11 would take as 2^64 - 1 (for 32-bit options it says it cannot
+// convert).
 inline CLI::Validator not_negative_integer() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -65,11 +66,11 @@ inline CLI::Validator positive_number() {
 // A time option's range in seconds. Every one is turned into nanoseconds in a 64-bit count (about
 // 292 years), and an interval much below the reporting loop's own 20 ms step only spins it.
 struct Seconds {
-  double min;               // smallest value besides 0
+  double min;  // smallest value besides 0
   double max;
-  bool zero_means_none;     // 0 is allowed too ("no limit")
+  bool zero_means_none;  // 0 is allowed too ("no limit")
 };
-inline constexpr Seconds run_duration{0, 31'536'000, true};  // up to 365 days; 0: until stopped
+inline constexpr Seconds run_duration{0, 31'536'000, true};     // up to 365 days; 0: until stopped
 inline constexpr Seconds report_interval{0.01, 86'400, false};  // 10 ms to a day
 inline constexpr Seconds demo_cell{0.1, 3'600, false};          // 0.1 s to an hour per cell
 

@@ -39,7 +39,8 @@ std::vector<std::uint32_t> parse_number_list(const std::string& text, const char
     const std::uint32_t first = parse_number(item.substr(0, dash), what, max);
     const std::uint32_t last =
         dash == std::string_view::npos ? first : parse_number(item.substr(dash + 1), what, max);
-    require(first <= last, std::string(what) + ": range '" + std::string(item) + "' runs backwards");
+    require(first <= last,
+            std::string(what) + ": range '" + std::string(item) + "' runs backwards");
     // Counted in 64 bits: a range ending at the type's largest value must still end.
     for (std::uint64_t n = first; n <= last; ++n) {
       require(numbers.size() < max_entries,

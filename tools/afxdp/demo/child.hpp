@@ -27,8 +27,7 @@ class Child {
   // Start `program args...` with stdout and stderr captured.
   // A non-empty `wrapper` (e.g. setpriv ...) runs it instead: wrapper... program args...,
   // the wrapper searched in PATH.
-  explicit Child(const std::vector<std::string>& args,
-                 const std::string& program,
+  explicit Child(const std::vector<std::string>& args, const std::string& program,
                  const std::vector<std::string>& wrapper = {},
                  OnTimeout on_timeout = OnTimeout::terminate, Signals signals = Signals::held);
   Child(const Child&) = delete;

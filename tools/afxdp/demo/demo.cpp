@@ -28,8 +28,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-#include <utility>
 #include <unistd.h>
+#include <utility>
 
 namespace afxdp::tool {
 namespace {
@@ -96,9 +96,8 @@ std::string last_line_where(const std::string& text, Wanted wanted) {
 
 // The last line of `out` that carries "summary".
 std::string summary_line(const std::string& out) {
-  return last_line_where(out, [](const std::string& line) {
-    return line.find("\"summary\"") != std::string::npos;
-  });
+  return last_line_where(
+      out, [](const std::string& line) { return line.find("\"summary\"") != std::string::npos; });
 }
 
 // gen's rate while the application ran: the median of its per-second lines, leaving out the
@@ -131,13 +130,17 @@ std::vector<std::string> cell_args(const DemoCell& cell, const std::string& inte
                                    const std::string& duration, DemoCpus cpus,
                                    const std::vector<std::string>& extra) {
   if (cell.benchmark == demo_ceiling) {
-    std::vector<std::string> args{"rxq-info", "-i", interface, "-a", "DROP", "-d", duration, "--json"};
+    std::vector<std::string> args{"rxq-info", "-i", interface, "-a",
+                                  "DROP",     "-d", duration,  "--json"};
     if (cell.mode == "skb") args.push_back("-S");
     return args;
   }
-  std::vector<std::string> args{cell.benchmark, "-i", interface, cell.mode == "skb" ? "-S" : "-N",
-                                "-c", "-d", duration, "--json", "--cpu", cpu_list(cell.queues, cpus),
-                                "-q", cell.queues == 1 ? "0" : "0,1"};
+  std::vector<std::string> args{cell.benchmark, "-i",
+                                interface,      cell.mode == "skb" ? "-S" : "-N",
+                                "-c",           "-d",
+                                duration,       "--json",
+                                "--cpu",        cpu_list(cell.queues, cpus),
+                                "-q",           cell.queues == 1 ? "0" : "0,1"};
   if (cell.benchmark == "txpush") args.insert(args.end(), {"-G", nobody_mac});
   if (cell.poll) args.push_back("-p");
   if (cell.busy_poll) args.push_back("-B");
@@ -252,8 +255,16 @@ std::vector<std::unique_ptr<Child>> start_sources(const DemoCell& cell, const De
   if (cell.benchmark == "txpush") return sources;
   for (int q = 0; q < cell.queues; ++q) {
     const unsigned cpu = cell.queues == 1 ? run.cpus.source : run.cpus.sender_of_queue(q);
-    std::vector<std::string> gen{"gen", "-i", run.veth.a(), "--cpu", std::to_string(cpu), "-d",
-                                 format_seconds(run.seconds + 3), "-H", nobody_mac, "--json"};
+    std::vector<std::string> gen{"gen",
+                                 "-i",
+                                 run.veth.a(),
+                                 "--cpu",
+                                 std::to_string(cpu),
+                                 "-d",
+                                 format_seconds(run.seconds + 3),
+                                 "-H",
+                                 nobody_mac,
+                                 "--json"};
     if (run.options.gen_rate > 0) {
       gen.insert(gen.end(), {"--rate", std::to_string(run.options.gen_rate)});
     }
@@ -373,14 +384,15 @@ std::string tool_to_measure() {
 void print_cell(const DemoCell& cell, const std::vector<DemoCell>& cells,
                 const DemoOptions& options) {
   if (options.json) {
-    std::printf("{\"benchmark\":\"%s\",\"tool\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
-                "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
-                "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s%s}\n",
-                cell.benchmark.c_str(), cell.tool.c_str(), cell.poll ? "true" : "false",
-                cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues,
-                cell.mpps, cell.offered_mpps, static_cast<unsigned long long>(options.gen_rate),
-                cell.measured ? "true" : "false", json_string(cell.error).c_str(),
-                versus_field(cells, cell).c_str());
+    std::printf(
+        "{\"benchmark\":\"%s\",\"tool\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
+        "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
+        "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s%s}\n",
+        cell.benchmark.c_str(), cell.tool.c_str(), cell.poll ? "true" : "false",
+        cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues, cell.mpps,
+        cell.offered_mpps, static_cast<unsigned long long>(options.gen_rate),
+        cell.measured ? "true" : "false", json_string(cell.error).c_str(),
+        versus_field(cells, cell).c_str());
     std::fflush(stdout);
   } else if (!cell.measured) {
     std::fprintf(stderr, "afxdp demo: %s (%s): %s\n", row_name(cell).c_str(),
@@ -398,17 +410,19 @@ int run_demo(const DemoOptions& options) {
   kill_children_on_signals();
   lab::enter_private_network();
   // The namespace is ours alone, so plain names are fine; short, to fit NAPI kthread names.
-  // Two queues on both ends when a cell asks for them (with one queue every sender lands on queue 0).
+  // Two queues on both ends when a cell asks for them (with one queue every sender lands on queue
+  // 0).
   std::vector<DemoCell> cells = demo_matrix(options);
-  const bool two_queues = std::any_of(cells.begin(), cells.end(),
-                                      [](const DemoCell& cell) { return cell.queues > 1; });
+  const bool two_queues =
+      std::any_of(cells.begin(), cells.end(), [](const DemoCell& cell) { return cell.queues > 1; });
   lab::VethPair veth("demo", two_queues ? 2 : 1);
   lab::set_gro(veth.a(), true);
   lab::set_gro(veth.b(), true);
   if (!options.json) {
-    std::printf("afxdp demo: veth pair %s <-> %s in a private network namespace; %g s per cell; "
-                "traffic source on CPU %u, application on CPU %u\n",
-                veth.a().c_str(), veth.b().c_str(), seconds, cpus.source, cpus.app);
+    std::printf(
+        "afxdp demo: veth pair %s <-> %s in a private network namespace; %g s per cell; "
+        "traffic source on CPU %u, application on CPU %u\n",
+        veth.a().c_str(), veth.b().c_str(), seconds, cpus.source, cpus.app);
     std::fflush(stdout);
   }
   const DemoRun run{veth, seconds, cpus, options, tool};
@@ -423,8 +437,8 @@ int run_demo(const DemoOptions& options) {
   }
   if (!options.json) std::printf("%s", demo_table(with_versus_rows(cells)).c_str());
   if (interrupted) return 130;
-  const bool all = std::all_of(cells.begin(), cells.end(),
-                               [](const DemoCell& cell) { return cell.measured; });
+  const bool all =
+      std::all_of(cells.begin(), cells.end(), [](const DemoCell& cell) { return cell.measured; });
   return all ? 0 : 1;
 }
 
@@ -434,7 +448,8 @@ Command add_demo_command(CLI::App& app) {
   auto options = std::make_shared<DemoOptions>();
   CLI::App* sub = app.add_subcommand("demo", demo_description);
   sub->add_flag("--quick", options->quick, "1 s per measurement, 2 cores only (about 20 s)");
-  sub->add_option("-d,--duration", options->seconds, "Seconds per measurement (default 3; 1 with --quick)")
+  sub->add_option("-d,--duration", options->seconds,
+                  "Seconds per measurement (default 3; 1 with --quick)")
       ->check(seconds_within(demo_cell));
   sub->add_flag("--json", options->json, "One JSON object per measurement instead of the table");
   sub->add_option("--benchmark", options->benchmarks, "Only these benchmarks (default: all)")
@@ -471,7 +486,8 @@ Command add_demo_command(CLI::App& app) {
                           ->expected(0, 1);
   sub->parse_complete_callback([options, dpdk] {
     check_extra(*options);
-    if (dpdk->count() > 0 && options->reference_dpdk.empty()) options->reference_dpdk = default_testpmd;
+    if (dpdk->count() > 0 && options->reference_dpdk.empty())
+      options->reference_dpdk = default_testpmd;
     check_testpmd(*options);
   });
   return {sub, [options] { return run_demo(*options); }};

@@ -5,8 +5,8 @@
 // nothing behind (the namespace dies with the process, on every exit path).
 #pragma once
 
-#include "subcommands.hpp"
 #include "demo/demo_matrix.hpp"
+#include "subcommands.hpp"
 
 namespace afxdp::tool {
 

@@ -43,13 +43,15 @@ DemoCpus demo_cpus(const std::vector<unsigned>& usable) {
   }
   throw std::runtime_error(
       "demo needs two CPUs (traffic source and application) but its CPU affinity allows " +
-      (usable.empty() ? std::string("none that can be read") : "only CPU " + std::to_string(usable[0])));
+      (usable.empty() ? std::string("none that can be read")
+                      : "only CPU " + std::to_string(usable[0])));
 }
 
 std::vector<DemoCell> demo_matrix(const DemoOptions& options) {
   const std::vector<std::string> waits =
       options.waits.empty() ? std::vector<std::string>{"spin", "poll"} : options.waits;
-  const std::vector<int> queue_counts = options.queues.empty() ? std::vector<int>{1} : options.queues;
+  const std::vector<int> queue_counts =
+      options.queues.empty() ? std::vector<int>{1} : options.queues;
   std::vector<DemoCell> cells;
   for (const std::string benchmark : {demo_ceiling, "rxdrop", "txpush", "l2fwd"}) {
     if (!wanted(options.benchmarks, benchmark)) continue;
@@ -93,7 +95,8 @@ std::string demo_table(const std::vector<DemoCell>& cells) {
   for (const DemoCell& cell : cells) {
     const std::string row = row_name(cell), column = column_name(cell);
     if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
-    if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+    if (std::find(columns.begin(), columns.end(), column) == columns.end())
+      columns.push_back(column);
     at[{row, column}] = &cell;
   }
   int width = 16;  // the row names' column: as wide as the longest ("rxdrop poll() xdpsock")

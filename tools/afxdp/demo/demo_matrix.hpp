@@ -15,9 +15,9 @@ namespace afxdp::tool {
 inline constexpr const char* demo_ceiling = "xdp-drop";
 
 struct DemoOptions {
-  bool quick = false;     // 1 s per cell, 2 cores only: about 20 seconds in all
-  double seconds = 0;     // per cell; 0: 3 s, or 1 s with --quick
-  bool json = false;      // one JSON object per cell instead of the table
+  bool quick = false;  // 1 s per cell, 2 cores only: about 20 seconds in all
+  double seconds = 0;  // per cell; 0: 3 s, or 1 s with --quick
+  bool json = false;   // one JSON object per cell instead of the table
   // Filters and extra dimensions (scripts/benchmark): empty means the default set.
   std::vector<std::string> benchmarks{};  // xdp-drop, rxdrop, txpush, l2fwd
   std::vector<std::string> modes{};       // native, skb
@@ -37,11 +37,11 @@ struct DemoOptions {
 struct DemoCell {
   std::string benchmark;  // xdp-drop, rxdrop, txpush, l2fwd
   bool poll = false;
-  std::string mode;       // native, skb
+  std::string mode;  // native, skb
   int cores = 2;
   bool measured = false;
   double mpps = 0;
-  std::string error;      // why it was not measured
+  std::string error;        // why it was not measured
   bool busy_poll = false;   // -B, with the interface's napi_defer_hard_irqs and gro_flush_timeout
   int queues = 1;           // queues, each with its own thread (and, for rx, its own gen)
   double offered_mpps = 0;  // what gen sent in the same run (rxdrop, l2fwd)

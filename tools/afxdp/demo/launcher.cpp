@@ -3,8 +3,8 @@
 #include "common/sibling.hpp"
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <system_error>
 #include <unistd.h>
@@ -23,7 +23,8 @@ Command add_demo_launcher(CLI::App& app) {
 int exec_demo(const std::vector<std::string>& args) {
   const std::optional<std::string> demo = find_sibling("afxdp-demo", AFXDP_DEMO_DIR);
   if (!demo) {
-    std::fprintf(stderr, "afxdp: demo: afxdp-demo is not installed (not next to afxdp, nor in %s)\n",
+    std::fprintf(stderr,
+                 "afxdp: demo: afxdp-demo is not installed (not next to afxdp, nor in %s)\n",
                  AFXDP_DEMO_DIR);
     return 2;
   }

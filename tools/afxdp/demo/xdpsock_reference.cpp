@@ -33,7 +33,9 @@ std::vector<double> numbers_on(const std::string& line) {
 
 std::vector<std::string> xdpsock_args(const DemoCell& cell, const std::string& interface,
                                       double seconds) {
-  const char* benchmark = cell.benchmark == "rxdrop" ? "-r" : cell.benchmark == "txpush" ? "-t" : "-l";
+  const char* benchmark = cell.benchmark == "rxdrop"   ? "-r"
+                          : cell.benchmark == "txpush" ? "-t"
+                                                       : "-l";
   std::vector<std::string> args{benchmark, "-i", interface, "-q", "0"};
   if (cell.mode == "skb") {
     args.push_back("-S");

@@ -80,7 +80,8 @@ void print_summary(const Queue& queue, const PcapWriter& writer, const DumpOptio
 
 // Every frame where the queue says it is: a leak would have shown as a shrinking capture.
 void require_every_frame_accounted_for(const Queue& queue) {
-  if (const FrameAccount a = queue.account(); a.total() != queue.frames() || queue.ledger().errors()) {
+  if (const FrameAccount a = queue.account();
+      a.total() != queue.frames() || queue.ledger().errors()) {
     throw std::runtime_error("frame account: " + std::to_string(a.total()) + " of " +
                              std::to_string(queue.frames()) + " frames accounted for, " +
                              std::to_string(queue.ledger().errors()) + " ledger error(s)");
@@ -99,8 +100,9 @@ CLI::App* add_dump_options(CLI::App& parent, DumpOptions& o) {
       ->capture_default_str()
       ->check(not_negative_integer());
   app->add_flag("-S,--skb", o.skb, "attach the program in skb (generic) mode, not native");
-  app->add_flag("-F,--frags", o.frags,
-                "multi-buffer (XDP_USE_SG, Linux 6.6+): packets larger than a frame, one record each");
+  app->add_flag(
+      "-F,--frags", o.frags,
+      "multi-buffer (XDP_USE_SG, Linux 6.6+): packets larger than a frame, one record each");
   return app;
 }
 

@@ -93,7 +93,6 @@ std::uint64_t tx_packets(unsigned ifindex) { return interface_link(ifindex).tx_p
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-
 using GenProgram = Skeleton<gen_tx, gen_tx__destroy>;
 
 GenProgram load_program() {
@@ -127,7 +126,8 @@ struct GenRun {
   xdp_md context{};
   Clock::time_point start;
   Clock::time_point deadline = Clock::time_point::max();
-  std::uint64_t chunk = first_chunk;  // without a rate, runs are sized from the previous one's speed
+  std::uint64_t chunk =
+      first_chunk;  // without a rate, runs are sized from the previous one's speed
   std::uint64_t sent = 0;
   std::uint64_t reported = 0;
   Clock::time_point last_report;
@@ -138,8 +138,9 @@ struct GenRun {
 std::uint64_t frames_for_next_run(const GenRun& run) {
   const GenOptions& o = run.o;
   const double gap = o.rate > 0 ? 1 / static_cast<double>(o.rate) : 0;
-  const std::uint64_t planned = o.rate == 0                    ? run.chunk
-                                : gap > max_batch_wait_seconds ? 1
+  const std::uint64_t planned = o.rate == 0 ? run.chunk
+                                : gap > max_batch_wait_seconds
+                                    ? 1
                                     : frames_for_a_run(static_cast<double>(o.rate));
   return o.count == 0 ? planned : std::min(planned, o.count - run.sent);
 }
@@ -159,8 +160,8 @@ void test_run(GenRun& run, std::uint64_t n) {
   opts.batch_size = o.batch_size;
   if (o.rate > 0) {
     const double gap = 1 / static_cast<double>(o.rate);
-    opts.batch_size = std::clamp(static_cast<std::uint32_t>(max_batch_wait_seconds / gap), 1U,
-                                 o.batch_size);
+    opts.batch_size =
+        std::clamp(static_cast<std::uint32_t>(max_batch_wait_seconds / gap), 1U, o.batch_size);
     // With a rate the program spaces the frames itself (bpf/gen_tx.bpf.c says why). The gap is
     // chosen so that this run ends when, at the rate, sent + n frames are due: time lost
     // between runs is made up over the next run (at most twice the rate), not in a burst.
@@ -181,7 +182,8 @@ void test_run(GenRun& run, std::uint64_t n) {
   run.sent += n;
   if (o.rate == 0) {
     const double took = seconds(Clock::now() - run_start);
-    if (took > 0) run.chunk = std::max(first_chunk, frames_for_a_run(static_cast<double>(n) / took));
+    if (took > 0)
+      run.chunk = std::max(first_chunk, frames_for_a_run(static_cast<double>(n) / took));
   }
 }
 
@@ -207,8 +209,9 @@ void require_peer_takes_frames(const GenOptions& o, const PeerCheck& check, std:
       "veth " + o.interface + " transmitted none of " + std::to_string(sent) + " frames: its peer";
   // Without the peer's name (not in this namespace) the advice names no interface either.
   if (!check.peer) {
-    throw std::runtime_error(what + " needs a native XDP program attached (e.g. afxdp "
-                                    "rxq-info -a PASS on it) or GRO enabled on it");
+    throw std::runtime_error(what +
+                             " needs a native XDP program attached (e.g. afxdp "
+                             "rxq-info -a PASS on it) or GRO enabled on it");
   }
   const std::string& who = *check.peer;
   throw std::runtime_error(what + " " + who +
@@ -236,9 +239,9 @@ void report_progress(GenRun& run, Clock::time_point now) {
 // With a rate: how long until the frames sent so far are due (at most until the deadline).
 std::chrono::nanoseconds pause_until_due(const GenRun& run, Clock::time_point now) {
   if (run.o.rate == 0) return std::chrono::nanoseconds::zero();
-  const auto due = run.start + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(static_cast<double>(run.sent) /
-                                                                 static_cast<double>(run.o.rate)));
+  const auto due =
+      run.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                      static_cast<double>(run.sent) / static_cast<double>(run.o.rate)));
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::min(due, run.deadline) - now);
 }
 
@@ -293,9 +296,11 @@ CLI::App* add_gen_options(CLI::App& parent, GenOptions& o) {
       ->check(CLI::Range(gen_min_size, gen_max_size));
   app->add_option("-C,--count", o.count, "frames to send (0: until -d or Ctrl-C)")
       ->check(not_negative_integer());
-  app->add_option("--rate", o.rate, "frames per second, paced frame by frame (0: as fast as possible)")
+  app->add_option("--rate", o.rate,
+                  "frames per second, paced frame by frame (0: as fast as possible)")
       ->check(not_negative_integer());
-  app->add_option("-G,--dst-mac", o.dst_mac, "destination MAC (default: the veth peer's, else ff:ff:ff:ff:ff:ff)")
+  app->add_option("-G,--dst-mac", o.dst_mac,
+                  "destination MAC (default: the veth peer's, else ff:ff:ff:ff:ff:ff)")
       ->check(mac_validator());
   app->add_option("-H,--src-mac", o.src_mac, "source MAC (default: the interface's)")
       ->check(mac_validator());
@@ -307,7 +312,8 @@ CLI::App* add_gen_options(CLI::App& parent, GenOptions& o) {
       ->check(non_negative_number());
   app->add_option("-d,--duration", o.duration, "seconds to run (0: until -C or Ctrl-C)")
       ->check(seconds_within(run_duration));
-  app->add_option("--batch-size", o.batch_size, "frames per kernel batch")->check(CLI::Range(1, 256));
+  app->add_option("--batch-size", o.batch_size, "frames per kernel batch")
+      ->check(CLI::Range(1, 256));
   app->add_flag("--json", o.json, "one JSON object per second and a final summary");
   app->add_flag("-Q,--quiet", o.quiet, "print only the final summary");
   return app;

@@ -13,11 +13,11 @@ namespace afxdp::tool {
 
 struct GenOptions {
   std::string interface;
-  std::size_t size = 64;       // frame size without FCS
-  std::uint64_t count = 0;     // total frames; 0: until -d or a signal
-  std::uint64_t rate = 0;      // frames per second; 0: as fast as the kernel goes
-  std::string dst_mac;         // empty: IF's veth peer when found, else broadcast
-  std::string src_mac;         // empty: IF's own
+  std::size_t size = 64;              // frame size without FCS
+  std::uint64_t count = 0;            // total frames; 0: until -d or a signal
+  std::uint64_t rate = 0;             // frames per second; 0: as fast as the kernel goes
+  std::string dst_mac;                // empty: IF's veth peer when found, else broadcast
+  std::string src_mac;                // empty: IF's own
   std::string src_ip = "198.18.0.1";  // RFC 2544's benchmarking range
   std::string dst_ip = "198.18.0.2";
   std::uint16_t src_port = 9;

@@ -1,9 +1,9 @@
 #include "latency/latency.hpp"
 
-#include "latency/latency_loop.hpp"
-#include "latency/latency_report.hpp"
 #include "common/number_checks.hpp"
 #include "common/require.hpp"
+#include "latency/latency_loop.hpp"
+#include "latency/latency_report.hpp"
 #include "latency/udp_echo.hpp"
 
 #include <afxdp/privilege.hpp>

@@ -1,7 +1,7 @@
 #include "latency/latency_loop.hpp"
 
-#include "latency/latency_probe.hpp"
 #include "common/packet.hpp"
+#include "latency/latency_probe.hpp"
 #include "latency/udp_echo.hpp"
 
 #include <afxdp/detail/unique_fd.hpp>

@@ -146,8 +146,9 @@ void print_json(const Report& r, const Snapshot& d, double seconds, bool summary
     first = false;
   }
   const rxq_info_counters total = sum(d.cpu);
-  out += "],\"total\":{\"" + std::string(count_key) + "\":" + std::to_string(value(total.processed)) +
-         ",\"" + issue_key + "\":" + std::to_string(value(total.issue)) + "},\"queues\":[";
+  out += "],\"total\":{\"" + std::string(count_key) +
+         "\":" + std::to_string(value(total.processed)) + ",\"" + issue_key +
+         "\":" + std::to_string(value(total.issue)) + "},\"queues\":[";
   first = true;
   for (std::size_t q = 0; q < d.rxq.size(); ++q) {
     const rxq_info_counters queue = sum(d.rxq[q]);
@@ -160,8 +161,8 @@ void print_json(const Report& r, const Snapshot& d, double seconds, bool summary
     for (std::size_t c = 0; c < d.rxq[q].size(); ++c) {
       if (d.rxq[q][c].processed == 0) continue;
       out += std::string(first_cpu ? "" : ",") + "{\"cpu\":" + std::to_string(c) + ",\"" +
-             count_key + "\":" + std::to_string(value(d.rxq[q][c].processed)) + ",\"" +
-             issue_key + "\":" + std::to_string(value(d.rxq[q][c].issue)) + "}";
+             count_key + "\":" + std::to_string(value(d.rxq[q][c].processed)) + ",\"" + issue_key +
+             "\":" + std::to_string(value(d.rxq[q][c].issue)) + "}";
       first_cpu = false;
     }
     out += "]}";
@@ -192,8 +193,8 @@ void report_until_stopped(const RxqInfoOptions& o, const Report& report, const r
   // Blocked, collected by the wait that doubles as the loop's sleep.
   const SignalStop stop(SignalStop::Delivery::blocked);
   const auto start = Clock::now();
-  const auto interval = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(o.interval));
+  const auto interval =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.interval));
   const auto end = o.duration > 0 ? start + std::chrono::duration_cast<Clock::duration>(
                                                 std::chrono::duration<double>(o.duration))
                                   : Clock::time_point::max();
@@ -262,9 +263,9 @@ CLI::App* add_rxq_info_options(CLI::App& parent, RxqInfoOptions& o) {
   app->add_option("-a,--action", o.action, "ABORTED, DROP, PASS, TX or REDIRECT (default PASS)")
       ->check(CLI::Validator(
           [](std::string& text) {
-            return parse_xdp_action(text) ? std::string{}
-                                      : "unknown action \"" + text +
-                                            "\" (ABORTED, DROP, PASS, TX or REDIRECT)";
+            return parse_xdp_action(text)
+                       ? std::string{}
+                       : "unknown action \"" + text + "\" (ABORTED, DROP, PASS, TX or REDIRECT)";
           },
           "ACTION"));
   app->add_flag("--no-touch", o.no_touch, "do not touch the frame data (default)");

@@ -23,10 +23,10 @@ struct RxqInfoOptions {
   bool no_touch = false;
   bool read = false;
   bool swapmac = false;
-  double interval = 2;          // seconds between reports
-  double duration = 0;          // seconds; 0: until SIGINT/SIGTERM
+  double interval = 2;  // seconds between reports
+  double duration = 0;  // seconds; 0: until SIGINT/SIGTERM
   bool json = false;
-  std::string redirect_to;      // the REDIRECT target
+  std::string redirect_to;  // the REDIRECT target
 };
 
 // The configuration the options describe, checked without a kernel: throws

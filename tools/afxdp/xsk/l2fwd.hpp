@@ -2,8 +2,8 @@
 // swapped. No copy: the rx descriptor becomes the tx descriptor (Queue::serve).
 #pragma once
 
-#include "xsk/xsk_run.hpp"
 #include "subcommands.hpp"
+#include "xsk/xsk_run.hpp"
 
 namespace afxdp::tool {
 

@@ -17,7 +17,8 @@ namespace {
 constexpr uid_t nobody = 65534;
 
 [[noreturn]] void fail(const char* call) {
-  throw std::system_error(errno, std::generic_category(), std::string(call) + " (--drop-privileges)");
+  throw std::system_error(errno, std::generic_category(),
+                          std::string(call) + " (--drop-privileges)");
 }
 
 bool number(const std::string& text, unsigned& value) {
@@ -62,7 +63,8 @@ RunAs resolve_run_as(const std::string& user, const std::string& group) {
 }
 
 void drop_privileges(const RunAs& who) {
-  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) fail("prctl(PR_CAP_AMBIENT)");
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0)
+    fail("prctl(PR_CAP_AMBIENT)");
   // The bounding set needs CAP_SETPCAP, which a capability user usually lacks; no_new_privs
   // below already keeps exec from granting anything back.
   if (has_effective(CAP_SETPCAP)) {

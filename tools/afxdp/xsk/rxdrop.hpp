@@ -1,8 +1,8 @@
 // afxdp rxdrop: receive on each queue and give every frame straight back to the kernel.
 #pragma once
 
-#include "xsk/xsk_run.hpp"
 #include "subcommands.hpp"
+#include "xsk/xsk_run.hpp"
 
 namespace afxdp::tool {
 

@@ -29,7 +29,8 @@ class TokenBucket {
   // Packets that may go now (at most `wanted`).
   std::uint32_t available(std::uint32_t wanted) noexcept {
     const auto now = Clock::now();
-    tokens_ = std::min<double>(burst_, tokens_ + rate_ * std::chrono::duration<double>(now - last_).count());
+    tokens_ = std::min<double>(
+        burst_, tokens_ + rate_ * std::chrono::duration<double>(now - last_).count());
     last_ = now;
     return std::min(wanted, static_cast<std::uint32_t>(tokens_));
   }
@@ -49,7 +50,8 @@ class TokenBucket {
 // --pcap: the capture's frames, each checked to fit a UMEM frame.
 void read_replay(const BenchOptions& o, TxFrames& frames) {
   frames.replay = read_pcap(o.pcap_file);
-  if (frames.replay.empty()) throw std::invalid_argument("--pcap " + o.pcap_file + ": holds no frames");
+  if (frames.replay.empty())
+    throw std::invalid_argument("--pcap " + o.pcap_file + ": holds no frames");
   std::uint64_t bytes = 0;
   for (std::size_t i = 0; i < frames.replay.size(); ++i) {
     const std::size_t size = frames.replay[i].size();
@@ -74,7 +76,8 @@ void read_replay(const BenchOptions& o, TxFrames& frames) {
 // Write the frame once into every free frame: the loop then only sets lengths.
 void write_packet(Port& port, const std::vector<std::uint8_t>& packet) {
   for (Queue& q : port.queues()) {
-    q.for_each_free_frame([&](Frame& f) { std::memcpy(f.data().data(), packet.data(), packet.size()); });
+    q.for_each_free_frame(
+        [&](Frame& f) { std::memcpy(f.data().data(), packet.data(), packet.size()); });
   }
 }
 
@@ -131,7 +134,8 @@ void txpush_chains_loop(Queue& q, std::stop_token stop, const QueueContext& c,
       if (c.budget.exhausted()) break;
       const auto wait = bucket.until_next();
       if (wait > std::chrono::microseconds(50)) {
-        std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(10)));
+        std::this_thread::sleep_for(
+            std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(10)));
       }
       q.flush();
       continue;
@@ -169,7 +173,8 @@ void txpush_loop(Queue& q, std::stop_token stop, const QueueContext& c, const Tx
   std::uint64_t replayed = 0;
   while (!stop.stop_requested()) {
     std::uint32_t n = o.batch;
-    if (replaying) n = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, frames.replay_total - replayed));
+    if (replaying)
+      n = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, frames.replay_total - replayed));
     if (bucket.limited()) n = bucket.available(n);
     n = c.budget.claim(n);
     if (n == 0) {
@@ -177,7 +182,8 @@ void txpush_loop(Queue& q, std::stop_token stop, const QueueContext& c, const Tx
       // Paced and idle: sleep until the next token rather than spin (short waits spin).
       const auto wait = bucket.until_next();
       if (wait > std::chrono::microseconds(50)) {
-        std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(10)));
+        std::this_thread::sleep_for(
+            std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(10)));
       }
       q.flush();
       continue;
@@ -205,8 +211,9 @@ void txpush_loop(Queue& q, std::stop_token stop, const QueueContext& c, const Tx
 
 Command add_txpush(CLI::App& parent) {
   auto options = std::make_shared<BenchOptions>();
-  CLI::App* app = add_bench_subcommand(parent, *options, Benchmark::txpush,
-                                       "send UDP frames on each queue as fast as possible (or --rate)");
+  CLI::App* app =
+      add_bench_subcommand(parent, *options, Benchmark::txpush,
+                           "send UDP frames on each queue as fast as possible (or --rate)");
   return {app, [options] {
             const TxFrames frames = tx_frames(*options);
             return run_benchmark(

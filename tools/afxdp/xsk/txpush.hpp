@@ -3,8 +3,8 @@
 // read-only by every queue.
 #pragma once
 
-#include "xsk/xsk_run.hpp"
 #include "subcommands.hpp"
+#include "xsk/xsk_run.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -102,8 +102,9 @@ void add_run_options(CLI::App& app, BenchOptions& o) {
       ->capture_default_str();
   app.add_option("--ring-size", o.ring_size, "entries in every ring (a power of two)")
       ->capture_default_str();
-  app.add_option("--cpu", o.cpu_text,
-                 "CPUs to pin the queue threads to, in queue order, 0 to 8191 (default: thread i on CPU i)");
+  app.add_option(
+      "--cpu", o.cpu_text,
+      "CPUs to pin the queue threads to, in queue order, 0 to 8191 (default: thread i on CPU i)");
   app.add_flag("--json", o.json, "one JSON object per socket and interval, then a summary");
   app.add_flag("--force", o.force, "replace an XDP program already attached to the interface");
   app.add_flag("--drop-privileges", o.drop_privileges,
@@ -135,9 +136,9 @@ void add_txpush_options(CLI::App& app, BenchOptions& o) {
                  "packets per second over all queues, 0 to 1e9 (0: as fast as possible)")
       ->capture_default_str()
       ->check(non_negative_number());
-  CLI::Option* pcap = app.add_option(
-      "--pcap", o.pcap_file, "send the frames of this pcap file, in order, on each queue")
-      ->check(readable_file());
+  CLI::Option* pcap = app.add_option("--pcap", o.pcap_file,
+                                     "send the frames of this pcap file, in order, on each queue")
+                          ->check(readable_file());
   app.add_option("--loop", o.loop, "times through the --pcap file (0: until stopped)")
       ->capture_default_str()
       ->check(not_negative_integer())
@@ -190,9 +191,9 @@ void finish_bench_options(BenchOptions& o) {
 
   if (o.benchmark != Benchmark::txpush) return;
   const std::uint32_t headers = header_bytes(o.vlan);
-  require(o.packet_size >= headers,
-          "packet size (-s): " + std::to_string(o.packet_size) + " is smaller than the headers (" +
-              std::to_string(headers) + " bytes)");
+  require(o.packet_size >= headers, "packet size (-s): " + std::to_string(o.packet_size) +
+                                        " is smaller than the headers (" + std::to_string(headers) +
+                                        " bytes)");
   require(o.frags || o.packet_size <= o.frame_size,
           "packet size (-s): " + std::to_string(o.packet_size) + " is larger than a frame (-f " +
               std::to_string(o.frame_size) + "); larger packets need -F");

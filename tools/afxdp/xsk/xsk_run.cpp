@@ -1,7 +1,7 @@
 #include "xsk/xsk_run.hpp"
 
-#include "xsk/privileges.hpp"
 #include "common/report_schedule.hpp"
+#include "xsk/privileges.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/privilege.hpp>
@@ -9,18 +9,17 @@
 #include <afxdp/xdp_link.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <span>
-#include <vector>
-#include <cerrno>
 #include <stdexcept>
 #include <system_error>
+#include <vector>
 
 namespace afxdp::tool {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
 
 // The checks that need the kernel but change nothing, in the tool's words: before any set-up.
 void check_system(const BenchOptions& o) {
@@ -93,7 +92,6 @@ LedgerTotals ledger_totals(std::span<Queue> queues) {
   return t;
 }
 
-
 // Said once the whole set-up has worked, so that a later set-up error stays the only line.
 void say_if_copy_mode(const BenchOptions& o, Port& port) {
   if (port.config().bind == BindMode::automatic && !port.zero_copy()) {
@@ -108,10 +106,16 @@ class Ticker {
  public:
   Ticker(const BenchOptions& o, std::span<Queue> queues, const Reporter& reporter,
          const SignalStop& signals, unsigned ifindex)
-      : o_(o), queues_(queues), reporter_(reporter), signals_(signals), ifindex_(ifindex),
+      : o_(o),
+        queues_(queues),
+        reporter_(reporter),
+        signals_(signals),
+        ifindex_(ifindex),
         start_(Clock::now()),
-        interval_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.interval))),
-        next_report_(start_ + interval_), previous_(queues.size()) {
+        interval_(
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.interval))),
+        next_report_(start_ + interval_),
+        previous_(queues.size()) {
     if (o.duration > 0) {
       deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(
                                std::chrono::duration<double>(o.duration));
@@ -187,10 +191,10 @@ PortConfig port_config(const BenchOptions& o) {
   c.frames_per_queue = o.frames;
   c.frame_size = o.frame_size;
   c.ring_size = o.ring_size;
-  c.bind = o.skb            ? BindMode::skb
-           : o.copy         ? BindMode::native_copy
-           : o.zero_copy    ? BindMode::native_zero_copy
-                            : BindMode::automatic;
+  c.bind = o.skb         ? BindMode::skb
+           : o.copy      ? BindMode::native_copy
+           : o.zero_copy ? BindMode::native_zero_copy
+                         : BindMode::automatic;
   c.attach = o.skb ? AttachMode::skb : AttachMode::native;
   c.need_wakeup = !o.no_need_wakeup;
   c.shared_umem = o.shared_umem;

@@ -14,7 +14,6 @@ std::uint64_t per_second(std::uint64_t n, double seconds) {
                      : 0;
 }
 
-
 void row(std::FILE* out, const char* name, std::uint64_t rate, std::uint64_t total) {
   std::fprintf(out, "%-18s%-17s%s\n", name, thousands(rate).c_str(), thousands(total).c_str());
 }
@@ -51,9 +50,12 @@ void text_xdp(std::FILE* out, const XdpStatistics& rate, const XdpStatistics& to
 }
 
 XdpStatistics xdp_per_second(const XdpStatistics& x, double s) {
-  return {per_second(x.rx_dropped, s),       per_second(x.rx_invalid_descs, s),
-          per_second(x.tx_invalid_descs, s), per_second(x.rx_ring_full, s),
-          per_second(x.rx_fill_ring_empty_descs, s), per_second(x.tx_ring_empty_descs, s)};
+  return {per_second(x.rx_dropped, s),
+          per_second(x.rx_invalid_descs, s),
+          per_second(x.tx_invalid_descs, s),
+          per_second(x.rx_ring_full, s),
+          per_second(x.rx_fill_ring_empty_descs, s),
+          per_second(x.tx_ring_empty_descs, s)};
 }
 
 XdpStatistics operator+(const XdpStatistics& a, const XdpStatistics& b) {
@@ -128,10 +130,9 @@ void Reporter::summary(const std::vector<Sample>& totals, double seconds,
 
 void Reporter::json_summary(const Sample& sum, std::size_t sockets, double seconds,
                             const LedgerTotals& ledger) const {
-  std::string line = "{\"summary\":true,\"benchmark\":\"" +
-                     std::string(benchmark_name(options_.benchmark)) +
-                     "\",\"interface\":" + json_string(options_.interface) + ",\"mode\":\"" +
-                     mode_ + "\"";
+  std::string line =
+      "{\"summary\":true,\"benchmark\":\"" + std::string(benchmark_name(options_.benchmark)) +
+      "\",\"interface\":" + json_string(options_.interface) + ",\"mode\":\"" + mode_ + "\"";
   char text[32];
   std::snprintf(text, sizeof text, ",\"seconds\":%.3f", seconds);
   line += text;

@@ -28,12 +28,22 @@ struct AppCounts {
   std::uint64_t invalid_chains = 0;
 
   friend AppCounts operator+(const AppCounts& a, const AppCounts& b) noexcept {
-    return {a.rx + b.rx, a.tx + b.tx, a.syscalls + b.syscalls, a.empty_polls + b.empty_polls,
-            a.refused + b.refused, a.packets + b.packets, a.invalid_chains + b.invalid_chains};
+    return {a.rx + b.rx,
+            a.tx + b.tx,
+            a.syscalls + b.syscalls,
+            a.empty_polls + b.empty_polls,
+            a.refused + b.refused,
+            a.packets + b.packets,
+            a.invalid_chains + b.invalid_chains};
   }
   friend AppCounts operator-(const AppCounts& a, const AppCounts& b) noexcept {
-    return {a.rx - b.rx, a.tx - b.tx, a.syscalls - b.syscalls, a.empty_polls - b.empty_polls,
-            a.refused - b.refused, a.packets - b.packets, a.invalid_chains - b.invalid_chains};
+    return {a.rx - b.rx,
+            a.tx - b.tx,
+            a.syscalls - b.syscalls,
+            a.empty_polls - b.empty_polls,
+            a.refused - b.refused,
+            a.packets - b.packets,
+            a.invalid_chains - b.invalid_chains};
   }
 };
 
@@ -71,9 +81,9 @@ struct Sample {
 // builds; `enabled` is false otherwise and the rest is zero).
 struct LedgerTotals {
   bool enabled = false;
-  std::uint64_t errors = 0;     // hand-overs from a place the frame was not in, or frames held
-  std::string first_error;      // by the application at the end
-  std::uint64_t frames = 0;     // in every UMEM
+  std::uint64_t errors = 0;  // hand-overs from a place the frame was not in, or frames held
+  std::string first_error;   // by the application at the end
+  std::uint64_t frames = 0;  // in every UMEM
   std::uint64_t free = 0, fill = 0, application = 0, tx = 0;
 };
 
