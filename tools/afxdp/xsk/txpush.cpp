@@ -117,6 +117,17 @@ TxFrames tx_frames(const BenchOptions& o) {
 
 namespace {
 
+// Paced and idle: sleep until the bucket's next token rather than spin (short waits spin), then
+// kick what is queued.
+void idle_until_token(Queue& q, const TokenBucket& bucket) {
+  const auto wait = bucket.until_next();
+  if (wait > std::chrono::microseconds(50)) {
+    std::this_thread::sleep_for(
+        std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(10)));
+  }
+  q.flush();
+}
+
 // -F with -s beyond a frame: each packet is a chain of frames, copied in per packet (each
 // fragment holds other bytes, so they cannot be written once).
 void txpush_chains_loop(Queue& q, std::stop_token stop, const QueueContext& c,
@@ -132,12 +143,7 @@ void txpush_chains_loop(Queue& q, std::stop_token stop, const QueueContext& c,
     n = c.budget.claim(n);
     if (n == 0) {
       if (c.budget.exhausted()) break;
-      const auto wait = bucket.until_next();
-      if (wait > std::chrono::microseconds(50)) {
-        std::this_thread::sleep_for(
-            std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(10)));
-      }
-      q.flush();
+      idle_until_token(q, bucket);
       continue;
     }
     TxBatch batch = q.allocate(n * per_packet);
@@ -179,13 +185,7 @@ void txpush_loop(Queue& q, std::stop_token stop, const QueueContext& c, const Tx
     n = c.budget.claim(n);
     if (n == 0) {
       if (c.budget.exhausted() || (replaying && replayed == frames.replay_total)) break;
-      // Paced and idle: sleep until the next token rather than spin (short waits spin).
-      const auto wait = bucket.until_next();
-      if (wait > std::chrono::microseconds(50)) {
-        std::this_thread::sleep_for(
-            std::min<std::chrono::duration<double>>(wait, std::chrono::milliseconds(10)));
-      }
-      q.flush();
+      idle_until_token(q, bucket);
       continue;
     }
     TxBatch batch = q.allocate(n);
