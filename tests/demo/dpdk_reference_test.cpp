@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 using afxdp::tool::DemoCell;
 using afxdp::tool::DemoOptions;
@@ -116,30 +117,43 @@ Bye...
 
 }  // namespace
 
-// The forwarding engine's total less the first block's count: 215123 - 544 received.
-TEST(TestpmdPackets, TheTotalAfterTheFirstBlock) {
-  double packets = 0;
-  ASSERT_TRUE(afxdp::tool::testpmd_packets(captured_rxonly, "RX", packets));
-  EXPECT_DOUBLE_EQ(packets, 215123 - 544);
-  ASSERT_TRUE(afxdp::tool::testpmd_packets(captured_rxonly, "TX", packets));
-  EXPECT_DOUBLE_EQ(packets, 0);
+// Each statistics block's count, in order; the totals at exit are not a block.
+TEST(TestpmdBlockCounts, EachBlocksCountInOrder) {
+  std::size_t from = 0;
+  EXPECT_EQ(afxdp::tool::testpmd_block_counts(captured_rxonly, "RX", from),
+            (std::vector<double>{544, 39520, 150675}));
+  EXPECT_EQ(from, captured_rxonly.rfind("Tx-pps:") + 7);
+  from = 0;
+  EXPECT_EQ(afxdp::tool::testpmd_block_counts(captured_rxonly, "TX", from),
+            (std::vector<double>{0, 0, 0}));
 }
 
-// Without a first block (it never started) or without the totals (it did not stop cleanly),
-// there is no count.
-TEST(TestpmdPackets, NoFirstBlockOrNoTotalsIsNoCount) {
-  double packets = 0;
-  EXPECT_FALSE(afxdp::tool::testpmd_packets("", "RX", packets));
-  EXPECT_FALSE(afxdp::tool::testpmd_packets("EAL: Error - exiting with code: 1\n", "RX", packets));
-  const std::string cut = captured_rxonly.substr(0, captured_rxonly.find("Telling cores to stop"));
-  EXPECT_FALSE(afxdp::tool::testpmd_packets(cut, "RX", packets));
-  const std::string totals = captured_rxonly.substr(captured_rxonly.find("Telling cores to stop"));
-  EXPECT_FALSE(afxdp::tool::testpmd_packets(totals, "RX", packets));
-  EXPECT_FALSE(afxdp::tool::testpmd_packets(
-      "NIC statistics for port 0\n RX-packets: x\nAccumulated forward statistics\n RX-packets: 5\n",
-      "RX", packets));
+// Read as it arrives: a block counts once it is complete (its Tx-pps line), and once only.
+TEST(TestpmdBlockCounts, ABlockCountsOnceWhenComplete) {
+  const std::size_t second = captured_rxonly.find("Tx-pps:", captured_rxonly.find("39520"));
+  std::size_t from = 0;
+  const std::string half = captured_rxonly.substr(0, second);
+  EXPECT_EQ(afxdp::tool::testpmd_block_counts(half, "RX", from), (std::vector<double>{544}));
+  EXPECT_EQ(afxdp::tool::testpmd_block_counts(half, "RX", from), (std::vector<double>{}));
+  EXPECT_EQ(afxdp::tool::testpmd_block_counts(captured_rxonly, "RX", from),
+            (std::vector<double>{39520, 150675}));
+  EXPECT_EQ(afxdp::tool::testpmd_block_counts(captured_rxonly, "RX", from),
+            (std::vector<double>{}));
 }
 
+// Nothing printed, an error, or a block without a number: no counts.
+TEST(TestpmdBlockCounts, NoBlockNoCount) {
+  std::size_t from = 0;
+  EXPECT_TRUE(afxdp::tool::testpmd_block_counts("", "RX", from).empty());
+  EXPECT_TRUE(
+      afxdp::tool::testpmd_block_counts("EAL: Error - exiting with code: 1\n", "RX", from).empty());
+  from = 0;
+  EXPECT_TRUE(afxdp::tool::testpmd_block_counts(
+                  "NIC statistics for port 0\n RX-packets: x\n Tx-pps: 0\n", "RX", from)
+                  .empty());
+}
+
+// testpmd's command line: EAL's arguments, then its own.
 TEST(TestpmdArgs, OneCellInTestpmdsArguments) {
   DemoCell cell;
   cell.benchmark = "rxdrop";

@@ -185,10 +185,10 @@ bool Child::exited(int timeout_ms) {
 }
 
 int Child::wait(int timeout_ms) {
-  if (status_ >= 0) return exit_code(status_);
   const auto start = std::chrono::steady_clock::now();
+  const bool reaped = status_ >= 0;  // by exited(), perhaps before its last output was read
   // The exit itself decides (not the pipes closing), so waited() is the time to the exit.
-  if (!exited(timeout_ms)) {
+  if (!reaped && !exited(timeout_ms)) {
     if (on_timeout_ == OnTimeout::terminate) {  // ask, then insist
       ::kill(pid_, SIGTERM);
       exited(2000);
@@ -196,8 +196,10 @@ int Child::wait(int timeout_ms) {
     if (status_ < 0) ::kill(pid_, SIGKILL);
     reap(true);
   }
-  waited_ = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
-                                                                  start);
+  if (!reaped) {
+    waited_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start);
+  }
   // What it printed last; bounded, in case something it started still holds the pipes.
   drain(2000);
   return exit_code(status_);

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +37,9 @@ std::string last_line(const std::string& text) {
 // (empty) at exit: ours is named, so that it can be removed after.
 constexpr const char* testpmd_prefix = "afxdp-demo";
 const std::string runtime_root = "/var/run/dpdk";
+// A statistics block's first line, and its last.
+constexpr const char* block_start = "NIC statistics for port";
+constexpr const char* block_end = "Tx-pps:";
 
 }  // namespace
 
@@ -101,16 +105,61 @@ bool number_after(const std::string& out, std::size_t from, const std::string& k
 
 }  // namespace
 
-bool testpmd_packets(const std::string& out, const std::string& direction, double& packets) {
+std::vector<double> testpmd_block_counts(const std::string& out, const std::string& direction,
+                                         std::size_t& from) {
   const std::string key = direction + "-packets:";
-  double first = 0, total = 0;
-  if (!number_after(out, out.find("NIC statistics for port"), key, first) ||
-      !number_after(out, out.find("Accumulated forward statistics"), key, total) || total < first) {
-    return false;
+  std::vector<double> counts;
+  for (std::size_t end = out.find(block_end, from); end != std::string::npos;
+       end = out.find(block_end, from)) {
+    const std::size_t block = out.rfind(block_start, end);
+    double packets = 0;
+    if (block != std::string::npos && block >= from && number_after(out, block, key, packets)) {
+      counts.push_back(packets);
+    }
+    from = end + std::string_view(block_end).size();
   }
-  packets = total - first;
-  return true;
+  return counts;
 }
+
+namespace {
+
+// testpmd's blocks as they arrived here: the time and the port's count in each.
+struct TestpmdBlocks {
+  std::string direction;
+  std::size_t scanned = 0;
+  std::vector<std::chrono::steady_clock::time_point> at{};
+  std::vector<double> packets{};
+
+  void read(const std::string& out) {
+    const auto now = std::chrono::steady_clock::now();
+    for (const double count : testpmd_block_counts(out, direction, scanned)) {
+      at.push_back(now);
+      packets.push_back(count);
+    }
+  }
+  // Seconds from the first block to the last.
+  double seconds() const {
+    return at.size() < 2 ? 0 : std::chrono::duration<double>(at.back() - at.front()).count();
+  }
+};
+
+// Waits (reading its output) until `done` holds or `app` exits or the deadline passes.
+template <typename Done>
+void forward_until(Child& app, TestpmdBlocks& blocks,
+                   std::chrono::steady_clock::time_point deadline, const Done& done) {
+  while (!done() && std::chrono::steady_clock::now() < deadline && !app.exited(5)) {
+    blocks.read(app.out());
+  }
+  blocks.read(app.out());
+}
+
+std::string testpmd_error(Child& app, int code) {
+  const std::string why =
+      last_line(app.err()).empty() ? last_line(app.out()) : last_line(app.err());
+  return "testpmd: " + (why.empty() ? "exit code " + std::to_string(code) : why);
+}
+
+}  // namespace
 
 void run_testpmd(DemoCell& cell, const std::string& program, const std::string& interface,
                  double seconds, DemoCpus cpus, const std::string& peer_mac,
@@ -127,41 +176,32 @@ void run_testpmd(DemoCell& cell, const std::string& program, const std::string& 
   // Not ours: started with SIGTERM deliverable, as its handler expects (Child's default holds it).
   Child app(testpmd_args(cell, interface, cpus, peer_mac), program, {"env"},
             Child::OnTimeout::terminate, Child::Signals::open);
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  bool forwarding = false;
-  while (!forwarding && std::chrono::steady_clock::now() < give_up && !app.exited(5)) {
-    forwarding = app.out().find("Tx-pps:") != std::string::npos;  // the first block's last line
-  }
-  const auto start = std::chrono::steady_clock::now();
-  if (!forwarding) {
-    const int code = app.wait(1000);
-    const std::string why =
-        last_line(app.err()).empty() ? last_line(app.out()) : last_line(app.err());
-    cell.error = "testpmd: " + (why.empty() ? "exit code " + std::to_string(code) : why);
+  TestpmdBlocks blocks{.direction = cell.benchmark == "rxdrop" ? "RX" : "TX"};
+  const auto now = [] { return std::chrono::steady_clock::now(); };
+  forward_until(app, blocks, now() + std::chrono::seconds(30), [&] { return !blocks.at.empty(); });
+  if (blocks.at.empty()) {
+    cell.error = testpmd_error(app, app.wait(1000));
     return;
   }
   running();
-  const auto stop = start + std::chrono::milliseconds(static_cast<long>(seconds * 1000));
-  while (std::chrono::steady_clock::now() < stop) {
-    if (app.exited(5)) break;
-  }
+  // Its blocks come every one or two seconds: the last one may come up to two after `seconds`.
+  const auto enough =
+      blocks.at.front() + std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+  forward_until(app, blocks, enough + std::chrono::seconds(3),
+                [&] { return blocks.at.back() >= enough; });
   const bool died = app.exited(0);
   app.terminate();
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const int code = app.wait(15000);
   // 22.11.11 exits 0 after its clean-up; releases that re-raise the signal end by SIGTERM.
   if (died || (code != 0 && code != 128 + SIGTERM)) {
-    const std::string why = last_line(app.err());
-    cell.error = "testpmd: " + (why.empty() ? "exit code " + std::to_string(code) : why);
+    cell.error = testpmd_error(app, code);
     return;
   }
-  double packets = 0;
-  if (!testpmd_packets(app.out(), cell.benchmark == "rxdrop" ? "RX" : "TX", packets)) {
-    cell.error = "testpmd: no statistics in its output";
+  if (blocks.at.back() < enough) {
+    cell.error = "testpmd: no statistics block at the end of the cell's time";
     return;
   }
-  cell.mpps = packets / elapsed / 1e6;
+  cell.mpps = (blocks.packets.back() - blocks.packets.front()) / blocks.seconds() / 1e6;
   cell.measured = true;
 }
 

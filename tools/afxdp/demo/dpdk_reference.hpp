@@ -8,21 +8,20 @@
 // statistics and sleeps in between, on the source's. (Both lcores on one CPU, `--lcores
 // 0@1,1@1`, 22.11's testpmd never launches the forwarding lcore: no statistics, no packets.)
 // With `--stats-period 1` it prints its port's statistics, the first block as forwarding starts,
-// then every second or two (its timer rounds a 1 s sleep against a 1 s period):
+// then every second or two (its timer rounds a 1 s sleep against a 1 s period), each flushed at
+// once:
 //
 //   ######################## NIC statistics for port 0  ########################
 //   RX-packets: 544        RX-missed: 0          RX-bytes:  32640
 //   ...
 //   TX-packets: 0          TX-errors: 0          TX-bytes:  0
+//   ...
+//   Tx-pps:            0          Tx-bps:            0
 //
-// and, stopped by SIGTERM, the forwarding engine's totals since forwarding started:
-//
-//   +++++++++++++++ Accumulated forward statistics for all ports+++++++++++++++
-//   RX-packets: 215123         RX-dropped: 145261        RX-total: 360384
-//   TX-packets: 0              TX-dropped: 0             TX-total: 0
-//
-// Its rate is the totals less the first block's count over the time from that first block to
-// the SIGTERM, both seen here: the average over the whole run, as our summary's rx_pps/tx_pps.
+// Its rate is the count from its first block to the first block at least the cell's seconds
+// later, over the time between their arrivals here. Not its totals at exit: after SIGTERM it
+// forwards until its statistics loop's one-second sleep ends (EAL's sleep resumes after a
+// signal), and those lines are not flushed before it exits, so that end cannot be timed.
 #pragma once
 
 #include "demo/demo_matrix.hpp"
@@ -53,15 +52,16 @@ bool has_dpdk_twin(const DemoCell& cell);
 std::vector<std::string> testpmd_args(const DemoCell& cell, const std::string& interface,
                                       DemoCpus cpus, const std::string& peer_mac);
 
-// The packets testpmd received or sent (`direction` "RX" or "TX") after its first statistics
-// block: the accumulated forward statistics less that block's count; false when either is
-// missing (it did not start, or did not stop cleanly).
-bool testpmd_packets(const std::string& out, const std::string& direction, double& packets);
+// The port's packet count (`direction` "RX" or "TX") in each statistics block completed in `out`
+// after offset `from` (a block ends at its Tx-pps line), in order; `from` moves past them. A block
+// without a readable count is skipped.
+std::vector<double> testpmd_block_counts(const std::string& out, const std::string& direction,
+                                         std::size_t& from);
 
 // Runs testpmd for one cell and fills in the cell's rate or error: waits (up to 30 s) for its
 // first statistics block, calls `running` (the program is attached by then), lets it forward
-// for `seconds`, then stops it with SIGTERM, which makes it print its totals, close the port and
-// detach its program.
+// until a block comes `seconds` or more after the first, then stops it with SIGTERM, which makes
+// it close the port and detach its program.
 void run_testpmd(DemoCell& cell, const std::string& program, const std::string& interface,
                  double seconds, DemoCpus cpus, const std::string& peer_mac,
                  const std::function<void()>& running);
