@@ -1,6 +1,6 @@
 // The kernel's unaligned-chunk cases (XDP_UMEM_UNALIGNED_CHUNK_FLAG): UMEMs on 2 MiB hugepages,
 // reserved for the test through /proc/sys/vm/nr_hugepages and given back afterwards
-// (tests/tool/hugepages.hpp).
+// (tests/support/hugepages.hpp).
 #include "harness.hpp"
 
 #include "hugepages.hpp"

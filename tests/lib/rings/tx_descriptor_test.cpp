@@ -1,5 +1,5 @@
 // The kernel's tx descriptor rules, case by case: the table of the kernel's ALIGNED_INV_DESC and
-// UNALIGNED_INV_DESC selftests (which tests/conformance also sends through a real kernel), and
+// UNALIGNED_INV_DESC selftests (which tests/lib/xsk_selftest also sends through a real kernel), and
 // the boundaries of each rule.
 #include <afxdp/detail/uapi.hpp>
 #include <afxdp/tx_descriptor.hpp>
