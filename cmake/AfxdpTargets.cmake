@@ -4,8 +4,14 @@
 # of tests/support (private network namespace, or a skip with the reason).
 function(afxdp_add_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LABELS;LIBS" ${ARGN})
+  # One tier per test: gtest_discover_tests passes a list of labels on as separate words, so ctest
+  # would see the first label only (the conformance cases once said "conformance system").
+  list(LENGTH T_LABELS label_count)
+  if(NOT label_count EQUAL 1 OR NOT T_LABELS MATCHES "^(unit|system|conformance)$")
+    message(FATAL_ERROR "afxdp_add_test(${name}): LABELS takes one tier: unit, system or conformance")
+  endif()
   add_executable(${name} ${T_SOURCES})
-  if("system" IN_LIST T_LABELS)
+  if(T_LABELS MATCHES "^(system|conformance)$")  # root and a private network namespace
     target_link_libraries(${name} PRIVATE ${T_LIBS} afxdp_system_main afxdp_warnings)
   else()
     target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main afxdp_warnings)
