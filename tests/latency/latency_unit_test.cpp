@@ -165,6 +165,7 @@ TEST(LatencyOptions, Defaults) {
   EXPECT_FALSE(o.udp.has_value());
   EXPECT_FALSE(o.dst_mac.has_value());
   EXPECT_FALSE(o.cpu.has_value());
+  EXPECT_EQ(o.spin_us, 0);
 }
 
 TEST(LatencyOptions, EveryOption) {
@@ -187,6 +188,7 @@ TEST(LatencyOptions, EveryOption) {
   ASSERT_TRUE(u.udp.has_value());
   EXPECT_EQ(ntohs(u.udp->sin_port), 7);
   EXPECT_EQ(u.wait, LatencyWait::spin);
+  EXPECT_EQ(parse({"-i", "a", "--spin-before-sleep", "25.5"}).spin_us, 25.5);
 }
 
 TEST(LatencyOptions, BadInputNamesTheOption) {
@@ -216,6 +218,11 @@ TEST(LatencyOptions, BadInputNamesTheOption) {
       {{"--udp", "10.0.0:7"}, "--udp"},
       {{"--udp", "10.0.0.2:7", "--wait", "busy-poll"}, "busy-poll"},
       {{"--udp", "10.0.0.2:7", "-q", "1"}, "--udp"},
+      {{"-i", "a", "--spin-before-sleep=-1"}, "--spin-before-sleep"},
+      {{"-i", "a", "--spin-before-sleep", "1000001"}, "--spin-before-sleep"},
+      {{"-i", "a", "--spin-before-sleep", "nan"}, "--spin-before-sleep"},
+      {{"-i", "a", "--wait", "spin", "--spin-before-sleep", "10"}, "only with --wait poll"},
+      {{"--udp", "10.0.0.2:7", "--spin-before-sleep", "10"}, "--udp"},
   };
   for (const auto& [args, says] : bad) {
     std::string label;

@@ -9,6 +9,7 @@
 #include <afxdp/port.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
@@ -254,7 +255,9 @@ LatencyResult measure_xsk(const LatencyOptions& o, const SignalStop& signals) {
   Port port = Port::open(o.interface, {.queues = {o.queue},
                                        .bind = o.skb ? BindMode::skb : BindMode::automatic,
                                        .attach = o.skb ? AttachMode::skb : AttachMode::native,
-                                       .busy_poll = o.wait == LatencyWait::busy_poll});
+                                       .busy_poll = o.wait == LatencyWait::busy_poll,
+                                       .spin_before_sleep = std::chrono::nanoseconds(
+                                           std::llround(o.spin_us * 1000))});
   Queue& queue = port.queues().front();
   XskLink link(queue, std::move(frame), o.wait);
   LatencyResult r = measure(link, o, signals, "on " + o.interface);
