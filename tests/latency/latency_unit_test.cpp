@@ -4,6 +4,8 @@
 #include <latency/latency_probe.hpp>
 #include <latency/latency_report.hpp>
 
+#include <afxdp/port.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -151,6 +153,21 @@ LatencyOptions parse(std::vector<std::string> args) {
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
   app.parse(args);
   return options;
+}
+
+// The library's side of --spin-before-sleep: PortConfig takes 0 to 1 s and names the field.
+TEST(SpinBeforeSleep, PortConfigTakesZeroToOneSecond) {
+  using std::chrono::nanoseconds;
+  EXPECT_NO_THROW(afxdp::validate(afxdp::PortConfig{.spin_before_sleep = nanoseconds(0)}));
+  EXPECT_NO_THROW(afxdp::validate(afxdp::PortConfig{.spin_before_sleep = std::chrono::seconds(1)}));
+  for (const nanoseconds bad : {nanoseconds(-1), nanoseconds(1'000'000'001)}) {
+    try {
+      afxdp::validate(afxdp::PortConfig{.spin_before_sleep = bad});
+      ADD_FAILURE() << bad.count() << " ns was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("spin_before_sleep"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(LatencyOptions, Defaults) {
