@@ -267,9 +267,10 @@ bool Queue::wait(std::chrono::nanoseconds timeout) noexcept {
 }
 
 bool Queue::spin_until_ready(std::chrono::nanoseconds timeout) noexcept {
-  // A zero timeout asks for a yield, not a wait: the spin is for waits that would sleep.
-  if (timeout.count() == 0 || loopback_ != nullptr) return false;
-  const auto spin = timeout.count() < 0 ? spin_ : std::min(spin_, timeout);
+  if (loopback_ != nullptr) return false;
+  // Bounded by a poll()'s timeout; a zero timeout (a yield next) spins the whole budget, since a
+  // yield on a busy CPU gives it away for a time slice (milliseconds).
+  const auto spin = timeout.count() <= 0 ? spin_ : std::min(spin_, timeout);
   const auto until = std::chrono::steady_clock::now() + spin;
   do {
     for (int i = 0; i < 16; ++i) {  // the clock costs more than a look at the ring

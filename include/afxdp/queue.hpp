@@ -275,8 +275,9 @@ class Queue {
   // zero timeout yield the CPU instead. With busy-poll, recvfrom() runs the driver here. True
   // when there is something to do.
   bool wait(std::chrono::nanoseconds timeout) noexcept;
-  // How long wait() keeps re-checking rx (and collecting completions) before poll(), beyond the
-  // adaptive window: PortConfig::spin_before_sleep. Bounded by wait's own timeout.
+  // How long wait() keeps re-checking rx (and collecting completions) before it gives the CPU
+  // away (poll(), or the yield of a zero timeout), beyond the adaptive window:
+  // PortConfig::spin_before_sleep. Bounded by a non-zero timeout.
   void spin_before_sleep(std::chrono::nanoseconds spin) noexcept { spin_ = spin; }
   [[nodiscard]] std::chrono::nanoseconds spin_before_sleep() const noexcept { return spin_; }
 

@@ -55,8 +55,8 @@ CLI::App* add_latency_options(CLI::App& parent, LatencyOptions& o) {
       ->capture_default_str();
   CLI::Option* spin =
       app->add_option("--spin-before-sleep", o.spin_us,
-                      "with --wait poll: re-check the rx ring this many microseconds before "
-                      "sleeping in poll() (the library's PortConfig::spin_before_sleep)")
+                      "re-check the rx ring this many microseconds before giving the CPU away "
+                      "(--wait poll: poll(); spin: sched_yield()); PortConfig::spin_before_sleep")
           ->capture_default_str()
           ->check(non_negative_number());
   app->add_option(
@@ -110,8 +110,8 @@ void finish_latency_options(LatencyOptions& o) {
   }
   require(std::isfinite(o.spin_us) && o.spin_us >= 0 && o.spin_us <= latency_max_spin_us,
           "--spin-before-sleep: " + shown(o.spin_us) + " must be 0 to 1000000 microseconds");
-  require(o.spin_us == 0 || o.wait == LatencyWait::poll,
-          "--spin-before-sleep: only with --wait poll (the other waits never sleep)");
+  require(o.spin_us == 0 || o.wait != LatencyWait::busy_poll,
+          "--spin-before-sleep: not with --wait busy-poll (its recvfrom() polls the driver)");
   if (!o.udp_text.empty()) {
     o.udp = parse_endpoint(o.udp_text, "--udp");
     // poll() busy-polls a UDP socket only under the system-wide net.core.busy_poll.

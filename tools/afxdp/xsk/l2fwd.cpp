@@ -53,8 +53,8 @@ Command add_l2fwd(CLI::App& parent) {
                                        "send every frame back out, MAC addresses swapped");
   // l2fwd's own option: a reflector's latency (afxdp latency), not a throughput setting.
   app->add_option("--spin-before-sleep", *spin_us,
-                  "with -p: re-check the rx ring this many microseconds before sleeping in "
-                  "poll() (0 to 1000000)")
+                  "re-check the rx ring this many microseconds before giving the CPU away "
+                  "(poll() with -p, else sched_yield()), 0 to 1000000")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1e6));
   return {app, [options, spin_us] {
