@@ -270,10 +270,10 @@ class Queue {
   // when nothing is left in flight.
   bool drain(std::chrono::milliseconds timeout) noexcept;
   // Wait for received frames: kick unsent tx first (never sleeps while frames wait for a kick),
-  // re-check the ring for an adaptive while (and spin_before_sleep), then sleep in poll() up to `timeout` (to the
-  // nanosecond: a paced sender's next turn may be microseconds away; negative: no limit); with a
-  // zero timeout yield the CPU instead. With busy-poll, recvfrom() runs the driver here. True
-  // when there is something to do.
+  // re-check the ring for an adaptive while (and spin_before_sleep), then sleep in poll() up to
+  // `timeout` (to the nanosecond: a paced sender's next turn may be microseconds away; negative: no
+  // limit); with a zero timeout yield the CPU instead. With busy-poll, recvfrom() runs the driver
+  // here. True when there is something to do.
   bool wait(std::chrono::nanoseconds timeout) noexcept;
   // How long wait() keeps re-checking rx (and collecting completions) before it gives the CPU
   // away (poll(), or the yield of a zero timeout), beyond the adaptive window:

@@ -25,10 +25,10 @@ TEST(DemoLatency, RowsAreOursThenTheKernelsThenXdpsocks) {
   const auto rows = afxdp::tool::demo_latency_rows(false);
   std::vector<std::string> names;
   for (const LatencyRow& row : rows) names.push_back(afxdp::tool::latency_row_name(row));
-  EXPECT_EQ(names, (std::vector<std::string>{"afxdp l2fwd, spin", "afxdp l2fwd, poll()",
-                                             "afxdp l2fwd, poll() after a 50 us spin",
-                                             "afxdp l2fwd, busy-poll",
-                                             "kernel UDP socket, poll()"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"afxdp l2fwd, spin", "afxdp l2fwd, poll()",
+                                      "afxdp l2fwd, poll() after a 50 us spin",
+                                      "afxdp l2fwd, busy-poll", "kernel UDP socket, poll()"}));
   const auto with = afxdp::tool::demo_latency_rows(true);
   ASSERT_EQ(with.size(), rows.size() + 2);
   EXPECT_EQ(afxdp::tool::latency_row_name(with[5]), "xdpsock l2fwd, spin");

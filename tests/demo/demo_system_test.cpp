@@ -80,12 +80,18 @@ class FakeXdpsock {
     ::close(fd);
     std::ofstream script(path_);
     script << "#!/bin/sh\n"
-              "[ \"$(taskset -pc $$ | sed 's/.*: //')\" = " << app_cpu() << " ] || "
-              "{ echo \"not on CPU " << app_cpu() << "\" >&2; exit 2; }\n"
-              "[ \"$1 $2 $4 $5 $6 $7 $8\" = \"-r -i -q 0 -N -c -d\" ] || { echo \"flags: $*\" >&2; exit 2; }\n"
+              "[ \"$(taskset -pc $$ | sed 's/.*: //')\" = "
+           << app_cpu()
+           << " ] || "
+              "{ echo \"not on CPU "
+           << app_cpu()
+           << "\" >&2; exit 2; }\n"
+              "[ \"$1 $2 $4 $5 $6 $7 $8\" = \"-r -i -q 0 -N -c -d\" ] || { echo \"flags: $*\" >&2; "
+              "exit 2; }\n"
               "[ -e \"/sys/class/net/$3\" ] || { echo \"no interface $3\" >&2; exit 2; }\n";
     if (fail) {
-      script << "echo 'libbpf: a note first' >&2\necho 'xdpsock.c:xsk_configure_socket:907: errno: 19/\"No such device\"' >&2\nexit 1\n";
+      script << "echo 'libbpf: a note first' >&2\necho 'xdpsock.c:xsk_configure_socket:907: errno: "
+                "19/\"No such device\"' >&2\nexit 1\n";
     } else {
       script << "printf ' sock0@%s:0 rxdrop xdp-drv\\n   pps   pkts   1.00\\n"
                 "rx   1,234,000   1,234,000\\ntx   0   0\\n' \"$3\"\n";
@@ -101,8 +107,8 @@ class FakeXdpsock {
 };
 
 std::vector<std::string> reference_demo(const std::string& reference) {
-  return {"demo", "--json", "-d", "1", "--benchmark", "rxdrop", "--mode", "native", "--cores", "2",
-          "--wait", "spin", "--reference", reference};
+  return {"demo",   "--json",  "-d", "1",      "--benchmark", "rxdrop",      "--mode",
+          "native", "--cores", "2",  "--wait", "spin",        "--reference", reference};
 }
 
 }  // namespace
@@ -154,7 +160,10 @@ TEST(DemoSystem, AFailingReferenceIsAFailedCellWithItsReason) {
   afxdp::tool::Child demo(reference_demo(fake.path()), AFXDP_TOOL_PATH);
   EXPECT_EQ(demo.wait(60000), 1) << demo.out() << demo.err();
   const std::string out = demo.out();
-  EXPECT_NE(out.find("\"measured\":false,\"error\":\"xdpsock: xdpsock.c:xsk_configure_socket:907: errno: 19/"), std::string::npos)
+  EXPECT_NE(
+      out.find(
+          "\"measured\":false,\"error\":\"xdpsock: xdpsock.c:xsk_configure_socket:907: errno: 19/"),
+      std::string::npos)
       << out;
 }
 
@@ -189,8 +198,8 @@ namespace {
 
 // The smallest matrix (one xdp-drop cell) before the latency rows.
 std::vector<std::string> latency_demo(std::vector<std::string> more) {
-  std::vector<std::string> args{"demo", "--quick",  "-d",     "0.2",      "--benchmark",
-                                "xdp-drop", "--mode", "native", "--cores", "2"};
+  std::vector<std::string> args{"demo",     "--quick", "-d",     "0.2",     "--benchmark",
+                                "xdp-drop", "--mode",  "native", "--cores", "2"};
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
@@ -209,12 +218,13 @@ TEST(DemoSystem, LatencyTableFollowsTheMatrixAndItsRowsParse) {
   ASSERT_NE(heading, std::string::npos) << out;
   EXPECT_LT(out.find("xdp-drop"), heading) << out;
   int rows = 0;
-  for (const std::string name : {"afxdp l2fwd, spin", "afxdp l2fwd, poll()",
-                                 "afxdp l2fwd, poll() after a 50 us spin", "afxdp l2fwd, busy-poll",
-                                 "kernel UDP socket, poll()"}) {
+  for (const std::string name :
+       {"afxdp l2fwd, spin", "afxdp l2fwd, poll()", "afxdp l2fwd, poll() after a 50 us spin",
+        "afxdp l2fwd, busy-poll", "kernel UDP socket, poll()"}) {
     const auto at = out.find("\n" + name + "  ", heading);
     ASSERT_NE(at, std::string::npos) << name << "\n" << out;
-    std::istringstream fields(out.substr(at + 1 + name.size(), out.find('\n', at + 1) - at - 1 - name.size()));
+    std::istringstream fields(
+        out.substr(at + 1 + name.size(), out.find('\n', at + 1) - at - 1 - name.size()));
     double p50 = 0, p99 = 0, p999 = 0, max = 0;
     std::string lost, cpu;
     ASSERT_TRUE(fields >> p50 >> p99 >> p999 >> max >> lost >> cpu) << name << "\n" << out;

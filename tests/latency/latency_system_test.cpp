@@ -79,8 +79,8 @@ TEST(Latency, ThroughL2fwdEveryProbeCountedInEveryWaitMode) {
   EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth.a())), 0U);
 }
 
-// PortConfig::spin_before_sleep at both ends (l2fwd's and latency's --spin-before-sleep): Queue::wait
-// spins, then sleeps in poll(); every probe still counted once.
+// PortConfig::spin_before_sleep at both ends (l2fwd's and latency's --spin-before-sleep):
+// Queue::wait spins, then sleeps in poll(); every probe still counted once.
 TEST(Latency, SpinBeforeSleepAtBothEndsCountsEveryProbe) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::test::quiet_ipv6();

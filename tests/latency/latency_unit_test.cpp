@@ -238,7 +238,8 @@ TEST(LatencyOptions, BadInputNamesTheOption) {
       {{"-i", "a", "--spin-before-sleep=-1"}, "--spin-before-sleep"},
       {{"-i", "a", "--spin-before-sleep", "1000001"}, "--spin-before-sleep"},
       {{"-i", "a", "--spin-before-sleep", "nan"}, "--spin-before-sleep"},
-      {{"-i", "a", "--wait", "busy-poll", "--spin-before-sleep", "10"}, "not with --wait busy-poll"},
+      {{"-i", "a", "--wait", "busy-poll", "--spin-before-sleep", "10"},
+       "not with --wait busy-poll"},
       {{"--udp", "10.0.0.2:7", "--spin-before-sleep", "10"}, "--udp"},
   };
   for (const auto& [args, says] : bad) {

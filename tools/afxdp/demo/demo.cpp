@@ -422,10 +422,12 @@ bool latency_table(const DemoOptions& options, const DemoRun& run) {
   }
   demo_json = options.json;
   const double seconds = options.quick ? 1.0 : 2.0;
-  const std::vector<LatencyRow> rows = run_demo_latency(
-      {.tool = run.tool, .xdpsock = options.reference, .cpus = run.cpus, .seconds = seconds,
-       .interrupted = &interrupted},
-      print_latency_row);
+  const std::vector<LatencyRow> rows = run_demo_latency({.tool = run.tool,
+                                                         .xdpsock = options.reference,
+                                                         .cpus = run.cpus,
+                                                         .seconds = seconds,
+                                                         .interrupted = &interrupted},
+                                                        print_latency_row);
   if (!options.json) std::printf("%s", demo_latency_table(rows, seconds).c_str());
   return std::all_of(rows.begin(), rows.end(), [](const LatencyRow& r) { return r.measured; });
 }

@@ -70,8 +70,8 @@ std::string demo_latency_table(const std::vector<LatencyRow>& rows, double secon
     } else {
       const std::string lost = std::to_string(row.lost) + "/" + std::to_string(row.sent);
       std::snprintf(line, sizeof line, "%-42s %8.1f %8.1f %8.1f %8.1f %14s %8.2f/%.2f\n",
-                    latency_row_name(row).c_str(), row.p50_us, row.p99_us, row.p99_9_us,
-                    row.max_us, lost.c_str(), row.cpu_ours, row.cpu_reflector);
+                    latency_row_name(row).c_str(), row.p50_us, row.p99_us, row.p99_9_us, row.max_us,
+                    lost.c_str(), row.cpu_ours, row.cpu_reflector);
     }
     text += line;
   }
@@ -86,9 +86,8 @@ std::string latency_row_json(const LatencyRow& r) {
                 "\"max_us\":%.3f,\"sent\":%llu,\"lost\":%llu,\"cpu_seconds\":%.3f,"
                 "\"reflector_cpu_seconds\":%.3f,\"error\":",
                 r.reflector.c_str(), r.wait.c_str(), r.spin_us, r.measured ? "true" : "false",
-                r.p50_us, r.p99_us, r.p99_9_us, r.max_us,
-                static_cast<unsigned long long>(r.sent), static_cast<unsigned long long>(r.lost),
-                r.cpu_ours, r.cpu_reflector);
+                r.p50_us, r.p99_us, r.p99_9_us, r.max_us, static_cast<unsigned long long>(r.sent),
+                static_cast<unsigned long long>(r.lost), r.cpu_ours, r.cpu_reflector);
   return std::string(line) + json_string(r.error) + "}\n";
 }
 

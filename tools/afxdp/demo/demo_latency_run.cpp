@@ -91,9 +91,16 @@ void measure_row(LatencyRow& row, const LatencyRun& run) {
     return;
   }
   const auto count = static_cast<long long>(demo_latency_rate * run.seconds);
-  std::vector<std::string> args{"latency", "--cpu", std::to_string(run.cpus.source), "--rate",
-                                text(demo_latency_rate), "-C", std::to_string(count), "--json",
-                                "--wait", row.wait};
+  std::vector<std::string> args{"latency",
+                                "--cpu",
+                                std::to_string(run.cpus.source),
+                                "--rate",
+                                text(demo_latency_rate),
+                                "-C",
+                                std::to_string(count),
+                                "--json",
+                                "--wait",
+                                row.wait};
   if (row.reflector == "udp") {
     args.insert(args.end(), {"--udp", "10.9.0.2:7"});
   } else {
@@ -122,8 +129,7 @@ void measure_row(LatencyRow& row, const LatencyRun& run) {
 
 }  // namespace
 
-std::vector<LatencyRow> run_demo_latency(const LatencyRun& run,
-                                         void (*each)(const LatencyRow&)) {
+std::vector<LatencyRow> run_demo_latency(const LatencyRun& run, void (*each)(const LatencyRow&)) {
   std::vector<LatencyRow> rows = demo_latency_rows(!run.xdpsock.empty());
   for (LatencyRow& row : rows) {
     if (run.interrupted != nullptr && *run.interrupted) {

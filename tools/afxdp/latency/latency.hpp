@@ -23,9 +23,9 @@ const char* latency_wait_name(LatencyWait wait);
 
 inline constexpr double latency_max_rate = 1'000'000;  // probes per second
 inline constexpr std::uint64_t latency_max_count = 10'000'000;
-inline constexpr double latency_max_timeout = 60;        // seconds
-inline constexpr std::uint32_t latency_min_size = 62;    // Ethernet, IPv4, UDP, the probe
-inline constexpr std::uint32_t latency_max_size = 1514;  // a 1500-byte MTU's frame
+inline constexpr double latency_max_timeout = 60;         // seconds
+inline constexpr std::uint32_t latency_min_size = 62;     // Ethernet, IPv4, UDP, the probe
+inline constexpr std::uint32_t latency_max_size = 1514;   // a 1500-byte MTU's frame
 inline constexpr double latency_max_spin_us = 1'000'000;  // PortConfig::spin_before_sleep's limit
 
 struct LatencyOptions {
