@@ -114,6 +114,7 @@ void make_queues(Port::State& s, std::size_t per_interface, bool shared) {
     q.fill_frames = c.receive ? c.frames_per_queue : 0;
     q.need_wakeup = c.need_wakeup;
     q.busy_poll = c.busy_poll;
+    q.spin_before_sleep = c.spin_before_sleep;
     q.fd = socket.fd();
     q.socket = &socket;
     q.umem = &umem;
@@ -192,6 +193,10 @@ void validate(const PortConfig& c) {
   if (c.frames_per_queue == 0) throw std::invalid_argument("frames_per_queue: must be at least 1");
   if (!c.receive && !c.transmit) {
     throw std::invalid_argument("receive, transmit: a port must do at least one");
+  }
+  if (c.spin_before_sleep < std::chrono::nanoseconds(0) ||
+      c.spin_before_sleep > std::chrono::seconds(1)) {
+    throw std::invalid_argument("spin_before_sleep: must be from 0 to 1 s");
   }
   validate(umem_config(c, 1));
   validate(socket_config(c, "port", 0));

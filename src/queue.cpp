@@ -31,6 +31,7 @@ Queue::Queue(const detail::QueueSetup& s)
       unaligned_(s.unaligned),
       need_wakeup_(s.need_wakeup),
       busy_poll_(s.busy_poll),
+      spin_(s.spin_before_sleep),
       // Copy mode sends only when kicked: once per few batches, and whenever rx runs dry.
       kick_at_(s.tx != nullptr ? std::min(s.tx->size() / 4, 4 * default_batch) : 0),
       frames_count_(s.frames),
@@ -256,12 +257,31 @@ bool Queue::wait(std::chrono::nanoseconds timeout) noexcept {
     if (tx_in_flight_ != 0) complete();
     if (rx_ready()) return true;
   }
+  if (spin_.count() != 0 && spin_until_ready(timeout)) return true;
   if (tx_in_flight_ != 0) complete();
   if (timeout.count() == 0) {
     IdleWait::yield();
     return rx_ready();
   }
   return (poll(POLLIN, timeout) & POLLIN) != 0;
+}
+
+bool Queue::spin_until_ready(std::chrono::nanoseconds timeout) noexcept {
+  if (loopback_ != nullptr) return false;
+  // Bounded by a poll()'s timeout; a zero timeout (a yield next) spins the whole budget, since a
+  // yield on a busy CPU gives it away for a time slice (milliseconds).
+  const auto spin = timeout.count() <= 0 ? spin_ : std::min(spin_, timeout);
+  const auto until = std::chrono::steady_clock::now() + spin;
+  do {
+    for (int i = 0; i < 16; ++i) {  // the clock costs more than a look at the ring
+      if (rx_ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    if (tx_in_flight_ != 0) complete();
+  } while (std::chrono::steady_clock::now() < until);
+  return rx_ready();
 }
 
 bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) noexcept {

@@ -42,6 +42,11 @@ struct PortConfig {
   bool busy_poll = false;
   std::uint32_t busy_poll_usecs = 20;
   std::uint32_t busy_poll_budget = 64;
+  // Latency: Queue::wait re-checks the rx ring for this long before it gives the CPU away, in
+  // poll() (a wake-up costs tens of microseconds in a VM) or, with a zero timeout, sched_yield()
+  // (a time slice on a busy CPU). 0: the adaptive window alone, which suits throughput. Up to
+  // 1 s; Queue::spin_before_sleep changes it later.
+  std::chrono::nanoseconds spin_before_sleep{0};
   XdpAction unbound_queues = XdpAction::pass;  // the program's action where no socket is bound
   bool replace_program = false;                // take the place of a netlink-attached XDP program
   bool receive = true;            // rx rings and the redirect program; false: send only

@@ -193,6 +193,7 @@ struct QueueSetup {
   std::uint32_t fill_frames = 0;  // lent for receiving when the queue starts
   bool need_wakeup = true;
   bool busy_poll = false;
+  std::chrono::nanoseconds spin_before_sleep{0};  // PortConfig::spin_before_sleep
   int fd = -1;
   Socket* socket = nullptr;
   Umem* umem = nullptr;
@@ -269,11 +270,16 @@ class Queue {
   // when nothing is left in flight.
   bool drain(std::chrono::milliseconds timeout) noexcept;
   // Wait for received frames: kick unsent tx first (never sleeps while frames wait for a kick),
-  // re-check the ring for an adaptive while, then sleep in poll() up to `timeout` (to the
-  // nanosecond: a paced sender's next turn may be microseconds away; negative: no limit); with a
-  // zero timeout yield the CPU instead. With busy-poll, recvfrom() runs the driver here. True
-  // when there is something to do.
+  // re-check the ring for an adaptive while (and spin_before_sleep), then sleep in poll() up to
+  // `timeout` (to the nanosecond: a paced sender's next turn may be microseconds away; negative: no
+  // limit); with a zero timeout yield the CPU instead. With busy-poll, recvfrom() runs the driver
+  // here. True when there is something to do.
   bool wait(std::chrono::nanoseconds timeout) noexcept;
+  // How long wait() keeps re-checking rx (and collecting completions) before it gives the CPU
+  // away (poll(), or the yield of a zero timeout), beyond the adaptive window:
+  // PortConfig::spin_before_sleep. Bounded by a non-zero timeout.
+  void spin_before_sleep(std::chrono::nanoseconds spin) noexcept { spin_ = spin; }
+  [[nodiscard]] std::chrono::nanoseconds spin_before_sleep() const noexcept { return spin_; }
 
   [[nodiscard]] QueueStats stats() const;
   // errno of the last wake-up that failed for a reason other than the expected ones (EAGAIN,
@@ -335,6 +341,8 @@ class Queue {
   // Copy a frame into one of this queue's free frames and put it at tx slot `slot`.
   bool copy_in(const Frame& frame, xdp_desc& slot) noexcept;
   bool rx_ready() noexcept;
+  // wait()'s spin_before_sleep: re-check rx until it has frames (true) or the spin is over.
+  bool spin_until_ready(std::chrono::nanoseconds timeout) noexcept;
   void kick_if_asked() noexcept;
   void kick_tx() noexcept;
   void wake_rx() noexcept;
@@ -382,6 +390,7 @@ class Queue {
   bool unaligned_ = false;
   bool need_wakeup_ = true;
   bool busy_poll_ = false;
+  std::chrono::nanoseconds spin_{0};  // spin_before_sleep
   bool batch_open_ = false;
   std::uint32_t fill_target_ = 0;   // frames the fill side should hold
   std::uint32_t fill_side_ = 0;     // frames lent for receiving

@@ -214,6 +214,9 @@ std::vector<Row> latency_rows(const std::string& i) {
       {"--cpu", {s, "-i", i, "--cpu", "4000"}, {"--cpu", "CPU 4000"}},
       {"--cpu", {s, "-i", i, "--cpu", "x"}, {"--cpu", "'x'"}},
       {"--json", {s, "-i", i, "--json", "--rate", "0"}, {"--rate", "0"}},
+      {"--spin-before-sleep", {s, "-i", i, "--spin-before-sleep=-1"}, {"--spin-before-sleep", "-1"}},
+      {"--spin-before-sleep", {s, "-i", i, "--wait", "busy-poll", "--spin-before-sleep", "5"},
+       {"--spin-before-sleep", "busy-poll"}},
       flag(s, i, "--skb"),
       flag(s, i, "--json"),
       {"", {s, "-i", i, "--bogus"}, {"--bogus"}},
@@ -287,6 +290,9 @@ std::vector<Row> demo_rows() {
        {"--reference-dpdk", "/nonexistent/dpdk-testpmd", "does not exist"}},
       {"--reference-dpdk", {s, "--reference-dpdk=/proc/version"},
        {"--reference-dpdk", "/proc/version", "not an executable file"}},
+      {"--latency", {s, "--latency=maybe"}, {"--latency", "maybe"}},
+      {"--latency", {s, "--latency", "--no-latency"}, {"--latency", "--no-latency"}},
+      {"--no-latency", {s, "--no-latency=maybe"}, {"--no-latency", "maybe"}},
       {"", {s, "--bogus"}, {"--bogus"}},
   };
 }
@@ -437,6 +443,10 @@ std::map<std::string, std::vector<Row>> table(const std::string& a, const std::s
   add("rxdrop", bench_rows("rxdrop", b));
   add("rxdrop", bench_boundary_rows("rxdrop", b));
   add("l2fwd", bench_rows("l2fwd", b));
+  add("l2fwd", {{"--spin-before-sleep", {"l2fwd", "-i", b, "--spin-before-sleep=-1", "-d", "1"},
+                 {"--spin-before-sleep", "-1"}},
+                {"--spin-before-sleep", {"l2fwd", "-i", b, "--spin-before-sleep", "2e6", "-d", "1"},
+                 {"--spin-before-sleep", "2e6"}}});
   add("l2fwd", bench_boundary_rows("l2fwd", b));
   add("txpush", bench_rows("txpush", a));
   add("txpush", bench_boundary_rows("txpush", a));

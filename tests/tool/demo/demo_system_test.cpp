@@ -249,3 +249,74 @@ TEST(DemoSystem, TestpmdsRateIsItsCountBetweenBlocks) {
   ASSERT_TRUE(afxdp::tool::json_number(testpmd, "mpps", mpps)) << out;
   EXPECT_NEAR(mpps, 0.1, 0.01) << testpmd;  // a second and a few milliseconds between blocks
 }
+
+namespace {
+
+// The smallest matrix (one xdp-drop cell) before the latency rows.
+std::vector<std::string> latency_demo(std::vector<std::string> more) {
+  std::vector<std::string> args{"demo",     "--quick", "-d",     "0.2",     "--benchmark",
+                                "xdp-drop", "--mode",  "native", "--cores", "2"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+}  // namespace
+
+// The table follows the matrix: a heading, then every row with p50, p99, p99.9, max, lost as
+// n/sent and CPU seconds as ours/reflector; the percentiles ordered.
+TEST(DemoSystem, LatencyTableFollowsTheMatrixAndItsRowsParse) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::tool::Child demo(latency_demo({}), AFXDP_TOOL_PATH);
+  const int code = demo.wait(120000);
+  EXPECT_EQ(code, 0) << demo.out() << demo.err();
+  const std::string& out = demo.out();
+  const auto heading = out.find("Latency: round trips at 20000 probes/s");
+  ASSERT_NE(heading, std::string::npos) << out;
+  EXPECT_LT(out.find("xdp-drop"), heading) << out;
+  int rows = 0;
+  for (const std::string name :
+       {"afxdp l2fwd, spin", "afxdp l2fwd, poll()", "afxdp l2fwd, poll() after a 50 us spin",
+        "afxdp l2fwd, busy-poll", "kernel UDP socket, poll()"}) {
+    const auto at = out.find("\n" + name + "  ", heading);
+    ASSERT_NE(at, std::string::npos) << name << "\n" << out;
+    std::istringstream fields(
+        out.substr(at + 1 + name.size(), out.find('\n', at + 1) - at - 1 - name.size()));
+    double p50 = 0, p99 = 0, p999 = 0, max = 0;
+    std::string lost, cpu;
+    ASSERT_TRUE(fields >> p50 >> p99 >> p999 >> max >> lost >> cpu) << name << "\n" << out;
+    EXPECT_GT(p50, 0) << name;
+    EXPECT_LE(p50, p99) << name;
+    EXPECT_LE(p99, p999) << name;
+    EXPECT_LE(p999, max) << name;
+    EXPECT_NE(lost.find("/20000"), std::string::npos) << name << ": " << lost;
+    EXPECT_NE(cpu.find('/'), std::string::npos) << name << ": " << cpu;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 5);
+}
+
+// With --json only when asked (--latency): one object per row after the cells; --no-latency
+// leaves the table out.
+TEST(DemoSystem, LatencyRowsAsJsonOnlyWhenAskedAndNoneWithNoLatency) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::tool::Child json(latency_demo({"--json", "--latency"}), AFXDP_TOOL_PATH);
+  EXPECT_EQ(json.wait(120000), 0) << json.err();
+  std::istringstream lines(json.out());
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    if (line.find("\"latency\":true") == std::string::npos) continue;
+    ++rows;
+    EXPECT_NE(line.find("\"measured\":true"), std::string::npos) << line;
+    double sent = 0, p99 = 0;
+    EXPECT_TRUE(afxdp::tool::json_number(line, "sent", sent)) << line;
+    EXPECT_EQ(sent, 20000) << line;
+    EXPECT_TRUE(afxdp::tool::json_number(line, "p99_us", p99)) << line;
+    EXPECT_GT(p99, 0) << line;
+  }
+  EXPECT_EQ(rows, 5) << json.out();
+  afxdp::tool::Child none(latency_demo({"--no-latency"}), AFXDP_TOOL_PATH);
+  EXPECT_EQ(none.wait(60000), 0) << none.err();
+  EXPECT_EQ(none.out().find("Latency"), std::string::npos) << none.out();
+  EXPECT_NE(none.out().find("xdp-drop"), std::string::npos) << none.out();
+}

@@ -79,6 +79,22 @@ TEST(Latency, ThroughL2fwdEveryProbeCountedInEveryWaitMode) {
   EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth.a())), 0U);
 }
 
+// PortConfig::spin_before_sleep at both ends (l2fwd's and latency's --spin-before-sleep):
+// Queue::wait spins, then sleeps in poll(); every probe still counted once.
+TEST(Latency, SpinBeforeSleepAtBothEndsCountsEveryProbe) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  Child l2fwd = start_tool(
+      {"l2fwd", "-i", veth.b(), "-p", "--spin-before-sleep", "50", "--json", "-n", "0.2"});
+  afxdp::test::wait_until_running(l2fwd);
+  std::vector<std::string> args = latency_args(veth.a(), "poll");
+  args.insert(args.end(), {"--spin-before-sleep", "50"});
+  expect_every_probe_counted(run_tool(args, 60000), "spin before sleep");
+  l2fwd.terminate();
+  EXPECT_EQ(wait_for(l2fwd, 30000).exit_code, 0);
+}
+
 TEST(Latency, TextReportHasPercentilesAndAHistogram) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::test::quiet_ipv6();

@@ -4,6 +4,8 @@
 #include <latency/latency_probe.hpp>
 #include <latency/latency_report.hpp>
 
+#include <afxdp/port.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -153,6 +155,21 @@ LatencyOptions parse(std::vector<std::string> args) {
   return options;
 }
 
+// The library's side of --spin-before-sleep: PortConfig takes 0 to 1 s and names the field.
+TEST(SpinBeforeSleep, PortConfigTakesZeroToOneSecond) {
+  using std::chrono::nanoseconds;
+  EXPECT_NO_THROW(afxdp::validate(afxdp::PortConfig{.spin_before_sleep = nanoseconds(0)}));
+  EXPECT_NO_THROW(afxdp::validate(afxdp::PortConfig{.spin_before_sleep = std::chrono::seconds(1)}));
+  for (const nanoseconds bad : {nanoseconds(-1), nanoseconds(1'000'000'001)}) {
+    try {
+      afxdp::validate(afxdp::PortConfig{.spin_before_sleep = bad});
+      ADD_FAILURE() << bad.count() << " ns was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("spin_before_sleep"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(LatencyOptions, Defaults) {
   const LatencyOptions o = parse({"-i", "veth0"});
   EXPECT_EQ(o.interface, "veth0");
@@ -165,6 +182,7 @@ TEST(LatencyOptions, Defaults) {
   EXPECT_FALSE(o.udp.has_value());
   EXPECT_FALSE(o.dst_mac.has_value());
   EXPECT_FALSE(o.cpu.has_value());
+  EXPECT_EQ(o.spin_us, 0);
 }
 
 TEST(LatencyOptions, EveryOption) {
@@ -187,6 +205,7 @@ TEST(LatencyOptions, EveryOption) {
   ASSERT_TRUE(u.udp.has_value());
   EXPECT_EQ(ntohs(u.udp->sin_port), 7);
   EXPECT_EQ(u.wait, LatencyWait::spin);
+  EXPECT_EQ(parse({"-i", "a", "--spin-before-sleep", "25.5"}).spin_us, 25.5);
 }
 
 TEST(LatencyOptions, BadInputNamesTheOption) {
@@ -216,6 +235,12 @@ TEST(LatencyOptions, BadInputNamesTheOption) {
       {{"--udp", "10.0.0:7"}, "--udp"},
       {{"--udp", "10.0.0.2:7", "--wait", "busy-poll"}, "busy-poll"},
       {{"--udp", "10.0.0.2:7", "-q", "1"}, "--udp"},
+      {{"-i", "a", "--spin-before-sleep=-1"}, "--spin-before-sleep"},
+      {{"-i", "a", "--spin-before-sleep", "1000001"}, "--spin-before-sleep"},
+      {{"-i", "a", "--spin-before-sleep", "nan"}, "--spin-before-sleep"},
+      {{"-i", "a", "--wait", "busy-poll", "--spin-before-sleep", "10"},
+       "not with --wait busy-poll"},
+      {{"--udp", "10.0.0.2:7", "--spin-before-sleep", "10"}, "--udp"},
   };
   for (const auto& [args, says] : bad) {
     std::string label;

@@ -4,6 +4,7 @@
 #include "common/number_checks.hpp"
 #include "common/sibling.hpp"
 #include "demo/child.hpp"
+#include "demo/demo_latency_run.hpp"
 #include "demo/demo_versus.hpp"
 #include "demo/dpdk_reference.hpp"
 #include "demo/launcher.hpp"
@@ -47,6 +48,7 @@ namespace {
 constexpr const char* nobody_mac = "02:00:00:00:00:02";
 
 std::atomic<bool> interrupted{false};
+bool demo_json = false;  // print_latency_row's format (a plain function pointer: no capture)
 
 void on_signal(int) {
   interrupted = true;
@@ -400,6 +402,36 @@ void print_cell(const DemoCell& cell, const std::vector<DemoCell>& cells,
   }
 }
 
+void print_latency_row(const LatencyRow& row) {
+  if (interrupted) return;
+  if (demo_json) {
+    std::fputs(latency_row_json(row).c_str(), stdout);
+    std::fflush(stdout);
+  } else if (!row.measured) {
+    std::fprintf(stderr, "afxdp demo: latency, %s: %s\n", latency_row_name(row).c_str(),
+                 row.error.c_str());
+  }
+}
+
+// The latency rows after the matrix, on veth pairs of their own; true when every row measured.
+bool latency_table(const DemoOptions& options, const DemoRun& run) {
+  if (!options.json) {
+    std::printf("\nafxdp demo: latency, afxdp latency on CPU %u, the reflector on CPU %u\n",
+                run.cpus.source, run.cpus.app);
+    std::fflush(stdout);
+  }
+  demo_json = options.json;
+  const double seconds = options.quick ? 1.0 : 2.0;
+  const std::vector<LatencyRow> rows = run_demo_latency({.tool = run.tool,
+                                                         .xdpsock = options.reference,
+                                                         .cpus = run.cpus,
+                                                         .seconds = seconds,
+                                                         .interrupted = &interrupted},
+                                                        print_latency_row);
+  if (!options.json) std::printf("%s", demo_latency_table(rows, seconds).c_str());
+  return std::all_of(rows.begin(), rows.end(), [](const LatencyRow& r) { return r.measured; });
+}
+
 int run_demo(const DemoOptions& options) {
   if (const std::string missing = missing_privilege(); !missing.empty()) {
     throw std::runtime_error("demo needs " + missing);
@@ -436,9 +468,10 @@ int run_demo(const DemoOptions& options) {
     print_cell(cell, cells, options);
   }
   if (!options.json) std::printf("%s", demo_table(with_versus_rows(cells)).c_str());
-  if (interrupted) return 130;
-  const bool all =
+  bool all =
       std::all_of(cells.begin(), cells.end(), [](const DemoCell& cell) { return cell.measured; });
+  if (options.wants_latency() && !interrupted) all = latency_table(options, run) && all;
+  if (interrupted) return 130;
   return all ? 0 : 1;
 }
 
@@ -478,6 +511,14 @@ Command add_demo_command(CLI::App& app) {
             return ::access(path.c_str(), X_OK) == 0 ? std::string() : path + " is not executable";
           },
           "EXECUTABLE"));
+  CLI::Option* latency = sub->add_flag(
+      "--latency", options->latency,
+      "Measure the latency table after the matrix also with --json (default: only with the table)");
+  CLI::Option* no_latency = sub->add_flag(
+      "--no-latency", options->no_latency,
+      "No latency table (by default it follows the table: afxdp latency at 20000 probes/s, 2 s per "
+      "reflector, 1 s with --quick)");
+  latency->excludes(no_latency);
   // An optional value: alone it means Debian's testpmd in PATH.
   CLI::Option* dpdk = sub->add_option("--reference-dpdk", options->reference_dpdk,
                                       "Also run DPDK's testpmd (its AF_XDP driver; default: "

@@ -31,6 +31,11 @@ struct DemoOptions {
   std::string reference{};
   // testpmd (a path; "" none) to run after them in the cells it can play: dpdk_reference.hpp.
   std::string reference_dpdk{};
+  // The latency table after the matrix (demo_latency.hpp): by default with the table, not with
+  // --json (whose lines scripts read as cells); --latency asks for it, --no-latency skips it.
+  bool latency = false;
+  bool no_latency = false;
+  [[nodiscard]] bool wants_latency() const { return !no_latency && (latency || !json); }
 };
 
 // One measurement of the matrix.

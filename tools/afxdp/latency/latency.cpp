@@ -53,6 +53,12 @@ CLI::App* add_latency_options(CLI::App& parent, LatencyOptions& o) {
       ->check(not_negative_integer());
   app->add_option("--wait", o.wait_text, "when nothing arrived: spin, poll or busy-poll")
       ->capture_default_str();
+  CLI::Option* spin =
+      app->add_option("--spin-before-sleep", o.spin_us,
+                      "re-check the rx ring this many microseconds before giving the CPU away "
+                      "(--wait poll: poll(); spin: sched_yield()); PortConfig::spin_before_sleep")
+          ->capture_default_str()
+          ->check(non_negative_number());
   app->add_option(
          "--timeout", o.timeout,
          "seconds to wait for the first echo, and for the last after the last probe (at most 60)")
@@ -67,6 +73,7 @@ CLI::App* add_latency_options(CLI::App& parent, LatencyOptions& o) {
   udp->excludes(queue);
   udp->excludes(dst_mac);
   udp->excludes(skb);
+  udp->excludes(spin);
   app->parse_complete_callback([&o] {
     try {
       finish_latency_options(o);
@@ -101,6 +108,10 @@ void finish_latency_options(LatencyOptions& o) {
   } else {
     throw std::invalid_argument("--wait: '" + o.wait_text + "' is not spin, poll or busy-poll");
   }
+  require(std::isfinite(o.spin_us) && o.spin_us >= 0 && o.spin_us <= latency_max_spin_us,
+          "--spin-before-sleep: " + shown(o.spin_us) + " must be 0 to 1000000 microseconds");
+  require(o.spin_us == 0 || o.wait != LatencyWait::busy_poll,
+          "--spin-before-sleep: not with --wait busy-poll (its recvfrom() polls the driver)");
   if (!o.udp_text.empty()) {
     o.udp = parse_endpoint(o.udp_text, "--udp");
     // poll() busy-polls a UDP socket only under the system-wide net.core.busy_poll.

@@ -23,9 +23,10 @@ const char* latency_wait_name(LatencyWait wait);
 
 inline constexpr double latency_max_rate = 1'000'000;  // probes per second
 inline constexpr std::uint64_t latency_max_count = 10'000'000;
-inline constexpr double latency_max_timeout = 60;        // seconds
-inline constexpr std::uint32_t latency_min_size = 62;    // Ethernet, IPv4, UDP, the probe
-inline constexpr std::uint32_t latency_max_size = 1514;  // a 1500-byte MTU's frame
+inline constexpr double latency_max_timeout = 60;         // seconds
+inline constexpr std::uint32_t latency_min_size = 62;     // Ethernet, IPv4, UDP, the probe
+inline constexpr std::uint32_t latency_max_size = 1514;   // a 1500-byte MTU's frame
+inline constexpr double latency_max_spin_us = 1'000'000;  // PortConfig::spin_before_sleep's limit
 
 struct LatencyOptions {
   std::string interface;           // -i: AF_XDP on this interface
@@ -35,6 +36,7 @@ struct LatencyOptions {
   std::uint64_t count = 10000;     // -C probes
   std::uint32_t size = 64;         // -s frame bytes (with --udp: the datagram is size - 42)
   std::string wait_text = "poll";  // --wait
+  double spin_us = 0;              // --spin-before-sleep microseconds (AF_XDP, --wait poll)
   double timeout = 2;              // --timeout seconds
   std::string dst_mac_text;        // -G: default broadcast
   bool skb = false;                // -S

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <poll.h>
 #include <stdexcept>
@@ -251,10 +252,12 @@ std::vector<std::uint8_t> probe_frame(const LatencyOptions& o) {
 LatencyResult measure_xsk(const LatencyOptions& o, const SignalStop& signals) {
   interface_index(o.interface);  // "interface X does not exist", not a failed MAC query
   std::vector<std::uint8_t> frame = probe_frame(o);
-  Port port = Port::open(o.interface, {.queues = {o.queue},
-                                       .bind = o.skb ? BindMode::skb : BindMode::automatic,
-                                       .attach = o.skb ? AttachMode::skb : AttachMode::native,
-                                       .busy_poll = o.wait == LatencyWait::busy_poll});
+  Port port = Port::open(
+      o.interface, {.queues = {o.queue},
+                    .bind = o.skb ? BindMode::skb : BindMode::automatic,
+                    .attach = o.skb ? AttachMode::skb : AttachMode::native,
+                    .busy_poll = o.wait == LatencyWait::busy_poll,
+                    .spin_before_sleep = std::chrono::nanoseconds(std::llround(o.spin_us * 1000))});
   Queue& queue = port.queues().front();
   XskLink link(queue, std::move(frame), o.wait);
   LatencyResult r = measure(link, o, signals, "on " + o.interface);

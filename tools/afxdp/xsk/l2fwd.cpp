@@ -3,6 +3,8 @@
 #include "common/frame_fit.hpp"
 #include "common/packet.hpp"
 
+#include <chrono>
+#include <cmath>
 #include <memory>
 
 namespace afxdp::tool {
@@ -46,11 +48,22 @@ void l2fwd_packets_loop(Queue& q, std::stop_token stop, const QueueContext& c) {
 
 Command add_l2fwd(CLI::App& parent) {
   auto options = std::make_shared<BenchOptions>();
+  auto spin_us = std::make_shared<double>(0);
   CLI::App* app = add_bench_subcommand(parent, *options, Benchmark::l2fwd,
                                        "send every frame back out, MAC addresses swapped");
-  return {app, [options] {
+  // l2fwd's own option: a reflector's latency (afxdp latency), not a throughput setting.
+  app->add_option("--spin-before-sleep", *spin_us,
+                  "re-check the rx ring this many microseconds before giving the CPU away "
+                  "(poll() with -p, else sched_yield()), 0 to 1000000")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e6));
+  return {app, [options, spin_us] {
             check_frame_fits_mtu(options->interface, options->frame_size, options->frags);
-            return run_benchmark(*options, options->frags ? l2fwd_packets_loop : l2fwd_loop);
+            const auto spin = std::chrono::nanoseconds(std::llround(*spin_us * 1000));
+            return run_benchmark(*options, options->frags ? l2fwd_packets_loop : l2fwd_loop,
+                                 [spin](Port& port) {
+                                   for (Queue& q : port.queues()) q.spin_before_sleep(spin);
+                                 });
           }};
 }
 
