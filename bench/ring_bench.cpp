@@ -15,7 +15,7 @@
 #include "rte_ring_adapter.hpp"
 #endif
 
-#include <afxdp/detail/cache_line.hpp>
+#include <afxdp/cache_line.hpp>
 #include <afxdp/ring.hpp>
 #include <benchmark/benchmark.h>
 
@@ -33,7 +33,7 @@ constexpr std::uint32_t ring_entries = 2048;
 
 // Memory laid out like one mapped ring: producer, consumer and flags words on lines of their own.
 struct RingMemory {
-  struct alignas(afxdp::detail::cache_line) Word {
+  struct alignas(afxdp::cache_line) Word {
     std::uint32_t value = 0;
   };
   Word producer, consumer, flags;
@@ -100,7 +100,7 @@ class LineProbe {
   }
 
  private:
-  struct alignas(afxdp::detail::cache_line) Word {
+  struct alignas(afxdp::cache_line) Word {
     std::atomic<std::uint32_t> value{0};
   };
   Word word_;
@@ -147,10 +147,10 @@ void BM_Ring(benchmark::State& state) {
   RingMemory memory;
   // Each side's object (its cached indices) on cache lines of its own, as in a program where
   // one side is the kernel: adjacent on this stack, the two threads would share a line.
-  struct alignas(afxdp::detail::cache_line) ProducerSide {
+  struct alignas(afxdp::cache_line) ProducerSide {
     typename Rings::Producer ring;
   };
-  struct alignas(afxdp::detail::cache_line) ConsumerSide {
+  struct alignas(afxdp::cache_line) ConsumerSide {
     typename Rings::Consumer ring;
   };
   const auto shared = Rings::shared(memory);
