@@ -108,6 +108,9 @@ class Reporter {
                     const LedgerTotals& ledger) const;
   void text_summary(const Sample& sum, std::size_t sockets, double seconds,
                     const LedgerTotals& ledger) const;
+  // The text rows of an interval and of the summary: rates of `counted` over `seconds`, then
+  // the totals in `total`.
+  void text_rows(const Sample& counted, double seconds, const Sample& total) const;
   // rx as the reader counts it: whole packets with -F, else descriptors (the same then).
   [[nodiscard]] std::uint64_t rx_packets(const AppCounts& a) const noexcept {
     return options_.frags ? a.packets : a.rx;
