@@ -138,7 +138,7 @@ struct TestpmdBlocks {
     }
   }
   // Seconds from the first block to the last.
-  double seconds() const {
+  [[nodiscard]] double seconds() const {
     return at.size() < 2 ? 0 : std::chrono::duration<double>(at.back() - at.front()).count();
   }
 };
