@@ -94,10 +94,18 @@ void run(benchmark::State& state, Loop loop) {
 struct InlineHandler {
   void operator()(Counters& c, const Packet& p) const {
     switch (p.verdict) {
-      case Verdict::redirect: on_redirect(c, p); break;
-      case Verdict::drop: on_drop(c, p); break;
-      case Verdict::tx: on_tx(c, p); break;
-      case Verdict::pass: on_pass(c, p); break;
+      case Verdict::redirect:
+        on_redirect(c, p);
+        break;
+      case Verdict::drop:
+        on_drop(c, p);
+        break;
+      case Verdict::tx:
+        on_tx(c, p);
+        break;
+      case Verdict::pass:
+        on_pass(c, p);
+        break;
     }
   }
 };
@@ -132,10 +140,18 @@ void BM_IfChain(benchmark::State& state) {
 [[gnu::noinline]] void dispatch_switch(const std::vector<Packet>& pkts, Counters& c) {
   for (const Packet& p : pkts) {
     switch (p.verdict) {
-      case Verdict::redirect: on_redirect(c, p); break;
-      case Verdict::drop: on_drop(c, p); break;
-      case Verdict::tx: on_tx(c, p); break;
-      case Verdict::pass: on_pass(c, p); break;
+      case Verdict::redirect:
+        on_redirect(c, p);
+        break;
+      case Verdict::drop:
+        on_drop(c, p);
+        break;
+      case Verdict::tx:
+        on_tx(c, p);
+        break;
+      case Verdict::pass:
+        on_pass(c, p);
+        break;
     }
   }
 }
@@ -145,12 +161,23 @@ void BM_Switch(benchmark::State& state) { run(state, dispatch_switch); }
 // --- the same switch, its common case marked [[likely]] ---
 [[gnu::noinline]] void dispatch_switch_likely(const std::vector<Packet>& pkts, Counters& c) {
   for (const Packet& p : pkts) {
+    // clang-format 14 takes `[[likely]] case X:` for an expression and breaks the line after it.
+    // clang-format off
     switch (p.verdict) {
-      [[likely]] case Verdict::redirect: on_redirect(c, p); break;
-      case Verdict::drop: on_drop(c, p); break;
-      case Verdict::tx: on_tx(c, p); break;
-      case Verdict::pass: on_pass(c, p); break;
+      [[likely]] case Verdict::redirect:
+        on_redirect(c, p);
+        break;
+      case Verdict::drop:
+        on_drop(c, p);
+        break;
+      case Verdict::tx:
+        on_tx(c, p);
+        break;
+      case Verdict::pass:
+        on_pass(c, p);
+        break;
     }
+    // clang-format on
   }
 }
 

@@ -55,7 +55,7 @@ class LibxdpConsumer {
   std::uint32_t peek(std::uint32_t max) noexcept {
     return xsk_ring_cons__peek(&ring_, max, &index_);
   }
-  const xdp_desc& at(std::uint32_t i) const noexcept {
+  [[nodiscard]] const xdp_desc& at(std::uint32_t i) const noexcept {
     return *xsk_ring_cons__rx_desc(&ring_, index_ + i);
   }
   void release(std::uint32_t n) noexcept { xsk_ring_cons__release(&ring_, n); }

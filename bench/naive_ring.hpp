@@ -55,7 +55,7 @@ class NaiveConsumer {
     const std::uint32_t ready = detail::load_acquire(producer_) - released_;
     return ready < max ? ready : max;
   }
-  const Entry& at(std::uint32_t i) const noexcept {
+  [[nodiscard]] const Entry& at(std::uint32_t i) const noexcept {
     return entries_[(released_ + i) & (size_ - 1)];
   }
   void release(std::uint32_t n) noexcept {

@@ -2,11 +2,12 @@
 // helpers (bench/libxdp_ring.hpp, the reference), a naive ring that loads the peer's index on
 // every call (bench/naive_ring.hpp), and, when Debian's libdpdk-dev is installed, DPDK's rte_ring
 // (bench/rte_ring_adapter.hpp), all in the same harness. 16-byte descriptors (xdp_desc), 2048
-// entries, batches of 1, 16, 64 and 256; figures are descriptors per second (items_per_second). The producer runs on CPU 0 and the consumer on CPU 1, both spinning
-// when the ring is full or empty, with 1 or 64 `pause`s per failed attempt (the second argument):
-// a side that re-polls at full rate keeps pulling the other side's index line away from it. The
-// OneCore variants put both on CPU 0 and yield instead, so the figure there is dominated by
-// context switches, not by cache-line traffic.
+// entries, batches of 1, 16, 64 and 256; figures are descriptors per second (items_per_second). The
+// producer runs on CPU 0 and the consumer on CPU 1, both spinning when the ring is full or empty,
+// with 1 or 64 `pause`s per failed attempt (the second argument): a side that re-polls at full rate
+// keeps pulling the other side's index line away from it. The OneCore variants put both on CPU 0
+// and yield instead, so the figure there is dominated by context switches, not by cache-line
+// traffic.
 //
 // Results and the command that produced them: docs/benchmarks.md, "Rings".
 #include "libxdp_ring.hpp"
@@ -15,7 +16,7 @@
 #include "rte_ring_adapter.hpp"
 #endif
 
-#include <afxdp/detail/cache_line.hpp>
+#include <afxdp/cache_line.hpp>
 #include <afxdp/ring.hpp>
 #include <benchmark/benchmark.h>
 
@@ -33,7 +34,7 @@ constexpr std::uint32_t ring_entries = 2048;
 
 // Memory laid out like one mapped ring: producer, consumer and flags words on lines of their own.
 struct RingMemory {
-  struct alignas(afxdp::detail::cache_line) Word {
+  struct alignas(afxdp::cache_line) Word {
     std::uint32_t value = 0;
   };
   Word producer, consumer, flags;
@@ -100,7 +101,7 @@ class LineProbe {
   }
 
  private:
-  struct alignas(afxdp::detail::cache_line) Word {
+  struct alignas(afxdp::cache_line) Word {
     std::atomic<std::uint32_t> value{0};
   };
   Word word_;
@@ -133,6 +134,39 @@ struct Rte {
 };
 #endif
 
+// The consumer's side: take what is there, read each descriptor, give the slots back.
+template <bool OneCore, class Consumer>
+void consume_until_stopped(Consumer& consumer, std::uint32_t batch, std::int64_t pauses,
+                           const std::atomic<bool>& stop) {
+  std::uint64_t sum = 0;
+  while (!stop.load(std::memory_order_relaxed)) {
+    const std::uint32_t n = consumer.peek(batch);
+    if (n == 0) {
+      wait_for_peer<OneCore>(pauses);
+      continue;
+    }
+    for (std::uint32_t i = 0; i < n; ++i) sum += consumer.at(i).addr;
+    consumer.release(n);
+  }
+  benchmark::DoNotOptimize(sum);
+}
+
+// The producer's side, the measured loop: a batch per iteration. Returns the entries produced.
+template <bool OneCore, class Producer>
+std::uint64_t produce(benchmark::State& state, Producer& producer, std::uint32_t batch,
+                      std::int64_t pauses) {
+  std::uint64_t seq = 0;
+  for (auto _ : state) {
+    while (producer.reserve(batch) == 0) wait_for_peer<OneCore>(pauses);
+    for (std::uint32_t i = 0; i < batch; ++i) {
+      producer.at(i) = xdp_desc{.addr = seq + i, .len = 64, .options = 0};
+    }
+    producer.submit(batch);
+    seq += batch;
+  }
+  return seq;
+}
+
 template <class Rings, bool OneCore>
 void BM_Ring(benchmark::State& state) {
   const auto batch = static_cast<std::uint32_t>(state.range(0));
@@ -147,10 +181,10 @@ void BM_Ring(benchmark::State& state) {
   RingMemory memory;
   // Each side's object (its cached indices) on cache lines of its own, as in a program where
   // one side is the kernel: adjacent on this stack, the two threads would share a line.
-  struct alignas(afxdp::detail::cache_line) ProducerSide {
+  struct alignas(afxdp::cache_line) ProducerSide {
     typename Rings::Producer ring;
   };
-  struct alignas(afxdp::detail::cache_line) ConsumerSide {
+  struct alignas(afxdp::cache_line) ConsumerSide {
     typename Rings::Consumer ring;
   };
   const auto shared = Rings::shared(memory);
@@ -169,17 +203,7 @@ void BM_Ring(benchmark::State& state) {
     }
     consumer_state.store(1);
     if (!OneCore) probe.answer();
-    std::uint64_t sum = 0;
-    while (!stop.load(std::memory_order_relaxed)) {
-      const std::uint32_t n = consumer.peek(batch);
-      if (n == 0) {
-        wait_for_peer<OneCore>(pauses);
-        continue;
-      }
-      for (std::uint32_t i = 0; i < n; ++i) sum += consumer.at(i).addr;
-      consumer.release(n);
-    }
-    benchmark::DoNotOptimize(sum);
+    consume_until_stopped<OneCore>(consumer, batch, pauses, stop);
   });
   while (consumer_state.load() == 0) std::this_thread::yield();
   if (consumer_state.load() < 0) {
@@ -190,15 +214,7 @@ void BM_Ring(benchmark::State& state) {
 
   if (!OneCore) state.counters["line_ns"] = probe.ask();
 
-  std::uint64_t seq = 0;
-  for (auto _ : state) {
-    while (producer.reserve(batch) == 0) wait_for_peer<OneCore>(pauses);
-    for (std::uint32_t i = 0; i < batch; ++i) {
-      producer.at(i) = xdp_desc{.addr = seq + i, .len = 64, .options = 0};
-    }
-    producer.submit(batch);
-    seq += batch;
-  }
+  const std::uint64_t seq = produce<OneCore>(state, producer, batch, pauses);
   stop.store(true, std::memory_order_relaxed);
   consumer_thread.join();
   state.SetItemsProcessed(static_cast<std::int64_t>(seq));
@@ -217,7 +233,9 @@ void batches_and_pauses(benchmark::internal::Benchmark* b) {
 
 BENCHMARK_TEMPLATE(BM_Ring, Ours, false)->Name("Ring/ours/two_cores")->Apply(batches_and_pauses);
 BENCHMARK_TEMPLATE(BM_Ring, Naive, false)->Name("Ring/naive/two_cores")->Apply(batches_and_pauses);
-BENCHMARK_TEMPLATE(BM_Ring, Libxdp, false)->Name("Ring/libxdp/two_cores")->Apply(batches_and_pauses);
+BENCHMARK_TEMPLATE(BM_Ring, Libxdp, false)
+    ->Name("Ring/libxdp/two_cores")
+    ->Apply(batches_and_pauses);
 #ifdef AFXDP_BENCH_RTE_RING
 BENCHMARK_TEMPLATE(BM_Ring, Rte, false)->Name("Ring/rte_ring/two_cores")->Apply(batches_and_pauses);
 #endif

@@ -33,7 +33,7 @@ class RteRingMemory {
       throw std::runtime_error("rte_ring_init failed");
     }
   }
-  rte_ring* ring() const noexcept { return ring_; }
+  [[nodiscard]] rte_ring* ring() const noexcept { return ring_; }
 
  private:
   struct Free {
@@ -69,7 +69,7 @@ class RteConsumer {
   std::uint32_t peek(std::uint32_t max) noexcept {
     return rte_ring_dequeue_zc_burst_elem_start(ring_, sizeof(xdp_desc), max, &window_, nullptr);
   }
-  const xdp_desc& at(std::uint32_t i) const noexcept { return element(window_, i); }
+  [[nodiscard]] const xdp_desc& at(std::uint32_t i) const noexcept { return element(window_, i); }
   void release(std::uint32_t n) noexcept { rte_ring_dequeue_zc_finish(ring_, n); }
 
  private:

@@ -1,6 +1,6 @@
 #include <afxdp/detail/socket_option.hpp>
-#include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/interface.hpp>
+#include <afxdp/unique_fd.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -25,7 +25,7 @@ bool ethtool(const std::string& name, T& command) {
   ifreq request{};
   std::strncpy(request.ifr_name, name.c_str(), IFNAMSIZ - 1);
   request.ifr_data = reinterpret_cast<char*>(&command);
-  auto fd = detail::UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
+  auto fd = UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
   return ::ioctl(fd.get(), SIOCETHTOOL, &request) == 0;
 }
 
@@ -71,7 +71,7 @@ bool interface_exists(unsigned ifindex) {
 
 InterfaceLink interface_link(unsigned ifindex) {
   const std::string what = "RTM_GETLINK for interface index " + std::to_string(ifindex);
-  auto fd = detail::UniqueFd::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+  auto fd = UniqueFd::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
   struct {
     nlmsghdr header;
     ifinfomsg info;
@@ -83,11 +83,11 @@ InterfaceLink interface_link(unsigned ifindex) {
   request.info.ifi_family = AF_UNSPEC;
   request.info.ifi_index = static_cast<int>(ifindex);
   if (::send(fd.get(), &request, sizeof request, 0) != static_cast<ssize_t>(sizeof request)) {
-    detail::throw_errno(errno, "send(" + what + ")");
+    throw_errno(errno, "send(" + what + ")");
   }
   std::vector<char> buffer(1 << 15);
   const ssize_t n = ::recv(fd.get(), buffer.data(), buffer.size(), 0);
-  if (n < 0) detail::throw_errno(errno, "recv(" + what + ")");
+  if (n < 0) throw_errno(errno, "recv(" + what + ")");
   const auto received = static_cast<std::size_t>(n);
   for (std::size_t at = 0; at + sizeof(nlmsghdr) <= received;) {
     nlmsghdr header{};
@@ -98,7 +98,7 @@ InterfaceLink interface_link(unsigned ifindex) {
     if (header.nlmsg_type == NLMSG_ERROR) {
       nlmsgerr error{};
       std::memcpy(&error, payload, std::min(length, sizeof error));
-      detail::throw_errno(error.error == 0 ? EPROTO : -error.error, what);
+      throw_errno(error.error == 0 ? EPROTO : -error.error, what);
     }
     if (header.nlmsg_type == RTM_NEWLINK && length >= sizeof(ifinfomsg)) {
       InterfaceLink link;
@@ -107,12 +107,12 @@ InterfaceLink interface_link(unsigned ifindex) {
     }
     at += align4(header.nlmsg_len);
   }
-  detail::throw_errno(EPROTO, what + ": no answer");
+  throw_errno(EPROTO, what + ": no answer");
 }
 
 unsigned interface_index(const std::string& name) {
   const unsigned index = name.size() < IFNAMSIZ ? ::if_nametoindex(name.c_str()) : 0;
-  if (index == 0) detail::throw_errno(ENODEV, "interface " + name + " does not exist");
+  if (index == 0) throw_errno(ENODEV, "interface " + name + " does not exist");
   return index;
 }
 
@@ -133,9 +133,9 @@ std::string interface_driver(const std::string& name) {
 unsigned interface_mtu(const std::string& name) {
   ifreq request{};
   std::strncpy(request.ifr_name, name.c_str(), IFNAMSIZ - 1);
-  auto fd = detail::UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
+  auto fd = UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
   if (::ioctl(fd.get(), SIOCGIFMTU, &request) != 0) {
-    detail::throw_errno(errno, "SIOCGIFMTU on " + name);
+    throw_errno(errno, "SIOCGIFMTU on " + name);
   }
   return static_cast<unsigned>(request.ifr_mtu);
 }
@@ -143,16 +143,16 @@ unsigned interface_mtu(const std::string& name) {
 MacAddress mac_address(std::string_view interface) {
   const std::string name(interface);
   if (name.empty() || name.size() >= IFNAMSIZ) {
-    detail::throw_errno(ENODEV, "interface " + name + " does not exist");
+    throw_errno(ENODEV, "interface " + name + " does not exist");
   }
   ifreq request{};
   std::strncpy(request.ifr_name, name.c_str(), IFNAMSIZ - 1);
-  auto fd = detail::UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
+  auto fd = UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
   if (::ioctl(fd.get(), SIOCGIFHWADDR, &request) != 0) {
-    detail::throw_errno(errno, "SIOCGIFHWADDR on " + name);
+    throw_errno(errno, "SIOCGIFHWADDR on " + name);
   }
   if (request.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
-    detail::throw_errno(EAFNOSUPPORT, name + " has no Ethernet address");
+    throw_errno(EAFNOSUPPORT, name + " has no Ethernet address");
   }
   MacAddress mac{};
   std::memcpy(mac.data(), request.ifr_hwaddr.sa_data, mac.size());

@@ -61,16 +61,14 @@ std::string driver_note(const std::string& interface) {
     const char* what = c.mode == BindMode::native_zero_copy
                            ? "zero-copy multi-buffer (XDP_ZEROCOPY with XDP_USE_SG)"
                            : "multi-buffer (XDP_USE_SG)";
-    detail::throw_errno(error, "bind(" + context + ", XDP_USE_SG): " + what +
-                                   " is not supported by " + c.interface +
-                                   driver_note(c.interface) + " or this kernel (Linux 6.6+)");
+    throw_errno(error, "bind(" + context + ", XDP_USE_SG): " + what + " is not supported by " +
+                           c.interface + driver_note(c.interface) + " or this kernel (Linux 6.6+)");
   }
   if (unsupported && c.mode == BindMode::native_zero_copy) {
-    detail::throw_errno(error, "bind(" + context +
-                                   ", XDP_ZEROCOPY): zero-copy is not supported by " + c.interface +
-                                   driver_note(c.interface) + "; use copy mode instead");
+    throw_errno(error, "bind(" + context + ", XDP_ZEROCOPY): zero-copy is not supported by " +
+                           c.interface + driver_note(c.interface) + "; use copy mode instead");
   }
-  detail::throw_errno(error, "bind(" + context + ")");
+  throw_errno(error, "bind(" + context + ")");
 }
 
 // Bind `fd` to (ifindex, c.queue); shared_umem_fd is the Umem's bound fd for a sharing socket,
@@ -160,7 +158,7 @@ void Socket::open_fd(bool shares, bool same_queue, const std::string& context) {
     fd_ = umem.fd();
     return;
   }
-  owned_fd_ = detail::UniqueFd::socket(AF_XDP, SOCK_RAW, 0);
+  owned_fd_ = UniqueFd::socket(AF_XDP, SOCK_RAW, 0);
   fd_ = owned_fd_.get();
   if (!same_queue) {
     // Another queue or device needs fill and completion rings of its own.

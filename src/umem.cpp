@@ -71,7 +71,7 @@ Umem::Umem(const UmemConfig& config) : config_(config) {
 }
 
 void Umem::open_registered() {
-  auto fd = detail::UniqueFd::socket(AF_XDP, SOCK_RAW, 0);
+  auto fd = UniqueFd::socket(AF_XDP, SOCK_RAW, 0);
 
   xdp_umem_reg reg{};
   reg.addr = reinterpret_cast<std::uint64_t>(area_.data());

@@ -1,15 +1,12 @@
-#include <afxdp/detail/socket_option.hpp>
-#include <afxdp/detail/unique_fd.hpp>
+#include <afxdp/unique_fd.hpp>
+
+#include <afxdp/error.hpp>
 
 #include <cerrno>
-#include <system_error>
+#include <sys/socket.h>
 #include <unistd.h>
 
-namespace afxdp::detail {
-
-void throw_errno(int error, const std::string& what) {
-  throw std::system_error(error, std::generic_category(), what);
-}
+namespace afxdp {
 
 UniqueFd UniqueFd::adopt(int fd, const char* what) {
   if (fd < 0) throw_errno(errno, what);
@@ -25,4 +22,4 @@ void UniqueFd::reset(int fd) noexcept {
   fd_ = fd;
 }
 
-}  // namespace afxdp::detail
+}  // namespace afxdp

@@ -80,10 +80,10 @@ XdpLink::XdpLink(std::string_view interface, int program_fd, const XdpLinkConfig
   options.flags = mode_flags(config.mode);
   const int link = bpf_link_create(program_fd, static_cast<int>(ifindex_), BPF_XDP, &options);
   if (link < 0) {
-    detail::throw_errno(
-        -link, "attach XDP program to " + interface_ + " in " + mode_name(config.mode) + " mode");
+    throw_errno(-link,
+                "attach XDP program to " + interface_ + " in " + mode_name(config.mode) + " mode");
   }
-  link_ = detail::UniqueFd::adopt(link, "bpf_link_create");
+  link_ = UniqueFd::adopt(link, "bpf_link_create");
 
   bpf_link_info info{};
   std::uint32_t length = sizeof info;

@@ -1,6 +1,6 @@
 #include <afxdp/detail/socket_option.hpp>
-#include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/interface.hpp>
+#include <afxdp/unique_fd.hpp>
 #include <afxdp/xsk_program.hpp>
 
 #include "xsk_redirect.skel.h"
@@ -26,17 +26,17 @@ using Skeleton = std::unique_ptr<xsk_redirect, SkeletonDeleter>;
 struct XskProgram::State {
   XskProgramConfig config;
   unsigned ifindex = 0;
-  Skeleton skeleton;     // the embedded program; empty for an application's own
-  detail::UniqueFd map;  // our own reference to the XSKMAP, whoever loaded it
+  Skeleton skeleton;  // the embedded program; empty for an application's own
+  UniqueFd map;       // our own reference to the XSKMAP, whoever loaded it
   std::optional<XdpLink> link;
 };
 
 namespace {
 
-detail::UniqueFd duplicate(int fd, const std::string& what) {
+UniqueFd duplicate(int fd, const std::string& what) {
   const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  if (copy < 0) detail::throw_errno(errno, "dup " + what);
-  return detail::UniqueFd::adopt(copy, "dup");
+  if (copy < 0) throw_errno(errno, "dup " + what);
+  return UniqueFd::adopt(copy, "dup");
 }
 
 XdpLink attach(const XskProgramConfig& config, int prog_fd) {
@@ -57,10 +57,10 @@ XskProgram::XskProgram(const XskProgramConfig& config) : state_(std::make_unique
   if (queues == 0) queues = 64;  // the driver does not say: room for the usual maximum
 
   s.skeleton.reset(xsk_redirect__open());
-  if (!s.skeleton) detail::throw_errno(errno, "bpf: open the redirect program");
+  if (!s.skeleton) throw_errno(errno, "bpf: open the redirect program");
   s.skeleton->rodata->fallback_action = static_cast<std::uint32_t>(config.fallback);
   if (bpf_map__set_max_entries(s.skeleton->maps.xsks, queues) != 0) {
-    detail::throw_errno(errno, "bpf: size the XSKMAP");
+    throw_errno(errno, "bpf: size the XSKMAP");
   }
   bpf_program* chosen =
       config.frags ? s.skeleton->progs.xsk_redirect_frags : s.skeleton->progs.xsk_redirect;
@@ -68,10 +68,10 @@ XskProgram::XskProgram(const XskProgramConfig& config) : state_(std::make_unique
       config.frags ? s.skeleton->progs.xsk_redirect : s.skeleton->progs.xsk_redirect_frags;
   bpf_program__set_autoload(unused, false);
   if (xsk_redirect__load(s.skeleton.get()) != 0) {
-    detail::throw_errno(errno, config.frags
-                                   ? "bpf: load the frags redirect program (xdp.frags: Linux "
-                                     "5.18+, BPF JIT and CAP_BPF needed)"
-                                   : "bpf: load the redirect program (BPF JIT and CAP_BPF needed)");
+    throw_errno(errno, config.frags
+                           ? "bpf: load the frags redirect program (xdp.frags: Linux "
+                             "5.18+, BPF JIT and CAP_BPF needed)"
+                           : "bpf: load the redirect program (BPF JIT and CAP_BPF needed)");
   }
 
   s.map = duplicate(bpf_map__fd(s.skeleton->maps.xsks), "the XSKMAP");
@@ -100,7 +100,7 @@ XskProgram XskProgram::from_object(bpf_object* object, std::string_view program,
   state->config = config;
   state->ifindex = interface_index(config.interface);
   if (bpf_program__fd(prog) < 0 && bpf_object__load(object) != 0) {
-    detail::throw_errno(errno, "bpf: load object '" + object_name + "'");
+    throw_errno(errno, "bpf: load object '" + object_name + "'");
   }
   state->map = duplicate(bpf_map__fd(map), "XSKMAP '" + map_name + "'");
   state->link.emplace(attach(config, bpf_program__fd(prog)));
@@ -114,7 +114,7 @@ XskProgram::~XskProgram() = default;
 void XskProgram::insert(std::uint32_t queue, int socket_fd) {
   const int map_fd = state_->map.get();
   if (bpf_map_update_elem(map_fd, &queue, &socket_fd, BPF_ANY) != 0) {
-    detail::throw_errno(
+    throw_errno(
         errno, "XSKMAP insert for " + state_->config.interface + " queue " + std::to_string(queue));
   }
 }

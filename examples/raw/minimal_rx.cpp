@@ -26,6 +26,52 @@ std::uint32_t parse_count(std::string_view text) {
   return n;
 }
 
+// Lend the kernel frames to receive into: half a fill ring's worth, so that a batch taken off rx
+// nearly always fits back on the fill ring at once (the kernel publishes rx entries before it
+// moves the fill ring's consumer index, so a full fill ring can look full a moment longer). When
+// it does not, the rest waits on rx: see receive_batch.
+void lend_frames(afxdp::FillRing& fill, std::uint32_t frame_size) {
+  const std::uint32_t lent = fill.reserve(fill.size() / 2);
+  for (std::uint32_t i = 0; i < lent; ++i) fill.at(i) = std::uint64_t{i} * frame_size;
+  fill.submit(lent);
+}
+
+// One turn on rx: take a batch off, count our intact test frames in it, lend the frames again.
+// Returns how many frames were taken off rx.
+std::uint32_t receive_batch(afxdp::Socket& socket, afxdp::Umem& umem, std::uint32_t& intact) {
+  afxdp::FillRing& fill = socket.fill();
+  afxdp::RxRing& rx = socket.rx();
+  std::uint32_t n = rx.peek(64);
+  if (n == 0) {
+    if (fill.needs_wakeup()) socket.wake_rx();
+    return 0;
+  }
+  // Take off rx only what fits back on the fill ring: the kernel publishes rx entries before
+  // it moves the fill consumer, so room may lag. What stays on rx is read next turn.
+  if (const std::uint32_t room = fill.free_slots(n); room < n) {
+    rx.cancel(n - room);
+    n = room;
+  }
+  n = fill.reserve(n);  // all n: they fit
+  std::uint32_t refill = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const xdp_desc& desc = rx.at(i);
+    // Never trust a descriptor: read it, and lend its frame again, only inside the UMEM.
+    if (!umem.contains(umem.resolve(desc.addr), desc.len)) continue;
+    std::uint32_t sequence = 0;
+    const std::span<std::byte> bytes = umem.packet(desc);
+    if (afxdp::lab::check_test_frame(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                     bytes.size(), sequence)) {
+      ++intact;
+    }
+    fill.at(refill++) = umem.chunk_of(desc.addr);
+  }
+  fill.cancel(n - refill);
+  fill.submit(refill);
+  rx.release(n);
+  return n;
+}
+
 int main(int argc, char** argv) {
   try {
     if (argc > 2) throw std::invalid_argument("usage: minimal_rx [count]");
@@ -43,15 +89,7 @@ int main(int argc, char** argv) {
     afxdp::XskProgram program({.interface = veth.b(), .mode = afxdp::AttachMode::native});
     program.insert(0, socket.fd());
 
-    // Lend the kernel frames to receive into: half a fill ring's worth, so that a batch taken off
-    // rx nearly always fits back on the fill ring at once (the kernel publishes rx entries before
-    // it moves the fill ring's consumer index, so a full fill ring can look full a moment
-    // longer). When it does not, the rest waits on rx: see the loop.
-    afxdp::FillRing& fill = socket.fill();
-    const std::uint32_t lent = fill.reserve(fill.size() / 2);
-    for (std::uint32_t i = 0; i < lent; ++i)
-      fill.at(i) = std::uint64_t{i} * umem.config().frame_size;
-    fill.submit(lent);
+    lend_frames(socket.fill(), umem.config().frame_size);
 
     afxdp::lab::PacketSocket peer(veth.a());
     const auto dst = afxdp::mac_address(veth.b());
@@ -63,36 +101,7 @@ int main(int argc, char** argv) {
         auto frame = afxdp::lab::test_frame(sent, 64, dst, src);
         if (peer.send(frame.data(), frame.size())) ++sent;
       }
-      afxdp::RxRing& rx = socket.rx();
-      std::uint32_t n = rx.peek(64);
-      if (n == 0) {
-        if (fill.needs_wakeup()) socket.wake_rx();
-        continue;
-      }
-      // Take off rx only what fits back on the fill ring: the kernel publishes rx entries before
-      // it moves the fill consumer, so room may lag. What stays on rx is read next turn.
-      if (const std::uint32_t room = fill.free_slots(n); room < n) {
-        rx.cancel(n - room);
-        n = room;
-      }
-      n = fill.reserve(n);  // all n: they fit
-      std::uint32_t refill = 0;
-      for (std::uint32_t i = 0; i < n; ++i) {
-        const xdp_desc& desc = rx.at(i);
-        // Never trust a descriptor: read it, and lend its frame again, only inside the UMEM.
-        if (!umem.contains(umem.resolve(desc.addr), desc.len)) continue;
-        std::uint32_t sequence = 0;
-        const std::span<std::byte> bytes = umem.packet(desc);
-        if (afxdp::lab::check_test_frame(reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                                         bytes.size(), sequence)) {
-          ++intact;
-        }
-        fill.at(refill++) = umem.chunk_of(desc.addr);
-      }
-      fill.cancel(n - refill);
-      fill.submit(refill);
-      rx.release(n);
-      received += n;
+      received += receive_batch(socket, umem, intact);
     }
     // `received` may exceed `sent`: the kernel's own IPv6 frames on a fresh link arrive too.
     std::printf(

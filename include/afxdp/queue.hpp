@@ -14,7 +14,7 @@
 // per packet.
 #pragma once
 
-#include <afxdp/detail/cache_line.hpp>
+#include <afxdp/cache_line.hpp>
 #include <afxdp/detail/uapi.hpp>
 #include <afxdp/frame.hpp>
 #include <afxdp/frame_ledger.hpp>

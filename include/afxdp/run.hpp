@@ -57,7 +57,7 @@ class SignalStop {
   // The signal that arrived (SIGINT or SIGTERM), 0 while none has.
   [[nodiscard]] int signal() const noexcept;
   // Sleeps up to `timeout` (0: just looks), ending early when a stop signal arrives; requested().
-  bool wait_for(std::chrono::nanoseconds timeout) const noexcept;
+  [[nodiscard]] bool wait_for(std::chrono::nanoseconds timeout) const noexcept;
 
  private:
   Delivery delivery_;

@@ -5,10 +5,10 @@
 // drives them all.
 #pragma once
 
-#include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/ring.hpp>
 #include <afxdp/statistics.hpp>
 #include <afxdp/umem.hpp>
+#include <afxdp/unique_fd.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -106,7 +106,7 @@ class Socket {
   SocketConfig config_;
   unsigned ifindex_ = 0;
   // The fd is the Umem's own for the first socket, else ours: owned_fd_ holds ours.
-  detail::UniqueFd owned_fd_;
+  UniqueFd owned_fd_;
   int fd_ = -1;
   MappedRing<RxRing> rx_;
   MappedRing<TxRing> tx_;

@@ -12,8 +12,8 @@
 #pragma once
 
 #include <afxdp/detail/mapping.hpp>
-#include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/ring.hpp>
+#include <afxdp/unique_fd.hpp>
 
 #include <linux/if_xdp.h>
 
@@ -135,7 +135,7 @@ class Umem {
 
   UmemConfig config_;
   detail::Mapping area_;
-  detail::UniqueFd fd_;
+  UniqueFd fd_;
   MappedRing<FillRing> fill_;
   MappedRing<CompletionRing> completion_;
   // Which (ifindex, queue) the primary fd was bound to; 0/0 while unbound.

@@ -6,7 +6,7 @@
 // Threading: control path only.
 #pragma once
 
-#include <afxdp/detail/unique_fd.hpp>
+#include <afxdp/unique_fd.hpp>
 
 #include <cerrno>
 #include <cstdint>
@@ -28,7 +28,7 @@ class XdpAttachConflict : public std::system_error {
  public:
   XdpAttachConflict(std::uint32_t other_program, const std::string& what)
       : std::system_error(EBUSY, std::generic_category(), what), other_program_(other_program) {}
-  std::uint32_t other_program() const noexcept { return other_program_; }
+  [[nodiscard]] std::uint32_t other_program() const noexcept { return other_program_; }
 
  private:
   std::uint32_t other_program_;
@@ -46,17 +46,17 @@ class XdpLink {
   XdpLink& operator=(const XdpLink&) = delete;
   ~XdpLink() = default;  // closing the link's fd detaches the program
 
-  const std::string& interface() const noexcept { return interface_; }
-  unsigned ifindex() const noexcept { return ifindex_; }
-  std::uint32_t program_id() const noexcept { return program_id_; }
-  std::uint32_t link_id() const noexcept { return link_id_; }
+  [[nodiscard]] const std::string& interface() const noexcept { return interface_; }
+  [[nodiscard]] unsigned ifindex() const noexcept { return ifindex_; }
+  [[nodiscard]] std::uint32_t program_id() const noexcept { return program_id_; }
+  [[nodiscard]] std::uint32_t link_id() const noexcept { return link_id_; }
 
  private:
   std::string interface_;
   unsigned ifindex_ = 0;
   std::uint32_t program_id_ = 0;
   std::uint32_t link_id_ = 0;
-  detail::UniqueFd link_;
+  UniqueFd link_;
 };
 
 // The id of the XDP program attached to `ifindex` in any mode, 0 when there is none.

@@ -91,7 +91,7 @@ HugepageReservation::HugepageReservation(long pages) {
   }
   restore_length = length;
   changed_ = true;
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_handler = restore_on_signal;
   sigemptyset(&action.sa_mask);
   for (std::size_t i = 0; i < std::size(restoring_signals); ++i) {

@@ -13,7 +13,7 @@ const std::string& skip_reason();
 }  // namespace afxdp::test
 
 // First statement of every system test.
-#define AFXDP_REQUIRE_SYSTEM()                                                        \
-  do {                                                                                \
+#define AFXDP_REQUIRE_SYSTEM()                                                           \
+  do {                                                                                   \
     if (!afxdp::test::skip_reason().empty()) GTEST_SKIP() << afxdp::test::skip_reason(); \
   } while (0)

@@ -79,9 +79,10 @@ bool every_line_is_json(const std::string& text, std::string& why) {
   }
   const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ::close(fd);
-  const std::string command =
-      std::string("python3 -c 'import json,sys\nn=0\nfor l in open(sys.argv[1]):\n"
-                  "    json.loads(l); n+=1\nassert n>0' ") + path + " 2>&1";
+  const std::string command = std::string(
+                                  "python3 -c 'import json,sys\nn=0\nfor l in open(sys.argv[1]):\n"
+                                  "    json.loads(l); n+=1\nassert n>0' ") +
+                              path + " 2>&1";
   FILE* pipe = ::popen(command.c_str(), "r");
   char buffer[512];
   while (pipe && std::fgets(buffer, sizeof buffer, pipe)) why += buffer;
@@ -122,9 +123,8 @@ void quiet_ipv6() {
   }
 }
 
-Echo echo_through_l2fwd(afxdp::lab::PacketSocket& peer, const std::string& a,
-                        const std::string& b, std::uint32_t count,
-                        std::size_t (*size_of)(std::uint32_t)) {
+Echo echo_through_l2fwd(afxdp::lab::PacketSocket& peer, const std::string& a, const std::string& b,
+                        std::uint32_t count, std::size_t (*size_of)(std::uint32_t)) {
   const auto mac_a = afxdp::mac_address(a);
   const auto mac_b = afxdp::mac_address(b);
   std::set<std::uint32_t> returned;

@@ -62,9 +62,8 @@ struct Echo {
   std::uint32_t returned = 0;  // distinct frames back intact
   std::uint32_t wrong = 0;     // frames back with wrong addresses or contents
 };
-Echo echo_through_l2fwd(afxdp::lab::PacketSocket& peer, const std::string& a,
-                        const std::string& b, std::uint32_t count,
-                        std::size_t (*size_of)(std::uint32_t));
+Echo echo_through_l2fwd(afxdp::lab::PacketSocket& peer, const std::string& a, const std::string& b,
+                        std::uint32_t count, std::size_t (*size_of)(std::uint32_t));
 
 // No IPv6 chatter (router solicitations, MLD, neighbour discovery) on links made after this
 // call, so that counts on them are ours alone. Affects only the test's own network namespace.

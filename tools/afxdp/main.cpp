@@ -6,11 +6,13 @@
 #include <afxdp/version.hpp>
 #include <bpf/libbpf.h>
 
+#include <cstdio>
+#include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   std::vector<std::string> args(argv + 1, argv + argc);
   // git-style: the demo is its own executable, and everything after `demo` is its command line.
   if (!args.empty() && args.front() == "demo") {
@@ -24,4 +26,8 @@ int main(int argc, char** argv) {
                                         std::to_string(libbpf_minor_version()) + ")");
   const std::vector<afxdp::tool::Command> commands = afxdp::tool::add_all_commands(app);
   return afxdp::tool::parse_and_run(app, commands, std::move(args));
+} catch (const std::exception& e) {
+  // What parse_and_run does not catch: a failed execv of afxdp-demo, or no memory for the setup.
+  std::fprintf(stderr, "afxdp: %s\n", e.what());
+  return 1;
 }

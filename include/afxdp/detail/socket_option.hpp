@@ -2,12 +2,15 @@
 // Both throw std::system_error naming the option and `context` (the object it was for).
 #pragma once
 
+#include <afxdp/error.hpp>
+
+#include <cerrno>
 #include <string>
 #include <sys/socket.h>
 
 namespace afxdp::detail {
 
-[[noreturn]] void throw_errno(int error, const std::string& what);
+using ::afxdp::throw_errno;  // the name the tests still use
 
 template <class T>
 void set_option(int fd, int level, int name, const T& value, const char* name_text,

@@ -8,7 +8,7 @@
 // Threading: the kernel side belongs to one thread; the ring built over layout() to another.
 #pragma once
 
-#include <afxdp/detail/cache_line.hpp>
+#include <afxdp/cache_line.hpp>
 #include <afxdp/ring.hpp>
 
 #include <atomic>
@@ -105,7 +105,7 @@ class FakeRing {
 
  private:
   // Only these words are shared between the two sides: one cache line each, as in the kernel.
-  struct alignas(detail::cache_line) Word {
+  struct alignas(cache_line) Word {
     std::uint32_t value = 0;
   };
 

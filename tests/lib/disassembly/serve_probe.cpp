@@ -26,14 +26,14 @@ __attribute__((noinline, used)) std::uint32_t afxdp_probe_serve(afxdp::Queue& q)
 }
 
 __attribute__((noinline, used)) std::uint32_t afxdp_probe_forward(afxdp::Queue& in,
-                                                                 afxdp::Queue& out) {
+                                                                  afxdp::Queue& out) {
   return in.forward(out, [](afxdp::Frame& f) {
     return f.size() > 60 ? afxdp::Verdict::forward : afxdp::Verdict::drop;
   });
 }
 
 __attribute__((noinline, used)) std::uint32_t afxdp_probe_receive(afxdp::Queue& q,
-                                                                 std::uint64_t& bytes) {
+                                                                  std::uint64_t& bytes) {
   return q.receive([&](std::span<afxdp::Frame> frames) {
     for (const afxdp::Frame& f : frames) bytes += f.size();
   });
@@ -45,7 +45,7 @@ __attribute__((noinline, used)) std::uint32_t afxdp_probe_serve_packets(afxdp::Q
 }
 
 __attribute__((noinline, used)) std::uint32_t afxdp_probe_receive_packets(afxdp::Queue& q,
-                                                                         std::uint64_t& bytes) {
+                                                                          std::uint64_t& bytes) {
   return q.receive_packets([&](std::span<afxdp::Packet> packets) {
     for (const afxdp::Packet& p : packets) bytes += p.size();
   });
@@ -54,7 +54,7 @@ __attribute__((noinline, used)) std::uint32_t afxdp_probe_receive_packets(afxdp:
 // The check's own control: a handler called through a pointer must be caught.
 using Handler = afxdp::Verdict (*)(afxdp::Frame&);
 __attribute__((noinline, used)) std::uint32_t afxdp_probe_control(afxdp::Queue& q,
-                                                                 Handler volatile* handler) {
+                                                                  Handler volatile* handler) {
   return q.serve([handler](afxdp::Frame& f) { return (*handler)(f); });
 }
 

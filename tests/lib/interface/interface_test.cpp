@@ -59,8 +59,8 @@ TEST(Interface, LinkNamesTheVethPeerAndCountsFrames) {
   EXPECT_EQ(afxdp::interface_link(b).link, a);
   const std::uint64_t before = afxdp::interface_link(a).tx_packets;
   afxdp::lab::PacketSocket peer(veth.a());
-  const auto frame = afxdp::lab::test_frame(0, 60, afxdp::mac_address(veth.b()),
-                                            afxdp::mac_address(veth.a()));
+  const auto frame =
+      afxdp::lab::test_frame(0, 60, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(peer.send(frame.data(), frame.size()));
   EXPECT_GE(afxdp::interface_link(a).tx_packets - before, 10U);
 }

@@ -32,7 +32,9 @@ struct Mode {
 class FragsPort : public ::testing::TestWithParam<Mode> {
  protected:
   afxdp::PortConfig config() const {
-    return {.frames_per_queue = 2048, .bind = GetParam().bind, .attach = GetParam().attach,
+    return {.frames_per_queue = 2048,
+            .bind = GetParam().bind,
+            .attach = GetParam().attach,
             .multi_buffer = true};
   }
 };
@@ -158,7 +160,8 @@ TEST_P(FragsPort, SharedUmemSocketsReceiveChains) {
   for (int s = 0; s < 16; ++s) {
     afxdp::lab::PacketSocket peer(veth.a());
     for (int i = 0; i < 3; ++i) {
-      const auto frame = afxdp::lab::test_frame(sequence_sent++, afxdp::test::jumbo_frame, dst, src);
+      const auto frame =
+          afxdp::lab::test_frame(sequence_sent++, afxdp::test::jumbo_frame, dst, src);
       ASSERT_TRUE(peer.send(frame.data(), frame.size()));
     }
   }

@@ -1,9 +1,9 @@
 // Multi-buffer on testing::Loopback: packets larger than a frame arrive as chains, are handed
 // over whole (never half, whatever the batch size), go back out as chains, and every frame is
 // accounted for after every call.
+#include <afxdp/detail/uapi.hpp>
 #include <afxdp/packet.hpp>
 #include <afxdp/queue.hpp>
-#include <afxdp/detail/uapi.hpp>
 #include <afxdp/testing/loopback.hpp>
 #include <afxdp/tx_descriptor.hpp>
 
@@ -27,7 +27,8 @@ constexpr std::uint32_t per_fragment = frame_size - XDP_PACKET_HEADROOM;  // 179
 
 std::vector<std::byte> bytes_of(std::size_t seed, std::size_t size) {
   std::vector<std::byte> b(size);
-  for (std::size_t i = 0; i < size; ++i) b[i] = std::byte(static_cast<unsigned char>(seed * 31 + i * 7));
+  for (std::size_t i = 0; i < size; ++i)
+    b[i] = std::byte(static_cast<unsigned char>(seed * 31 + i * 7));
   return b;
 }
 
@@ -46,7 +47,9 @@ void expect_accounted(const Queue& q) {
 }
 
 LoopbackConfig mb(std::uint32_t frames = 128, std::uint32_t ring = 64) {
-  return {.frames_per_queue = frames, .frame_size = frame_size, .ring_size = ring,
+  return {.frames_per_queue = frames,
+          .frame_size = frame_size,
+          .ring_size = ring,
           .multi_buffer = true};
 }
 
@@ -58,14 +61,14 @@ TEST(Packets, InjectSplitsALongFrameIntoAChainAsTheKernelDoes) {
   std::vector<std::vector<std::byte>> got;
   std::vector<std::uint32_t> fragments;
   EXPECT_EQ(q.receive_packets([&](std::span<Packet> packets) {
-              for (const Packet& p : packets) {
-                got.push_back(whole(p));
-                fragments.push_back(p.fragment_count());
-                for (std::uint32_t i = 0; i + 1 < p.fragment_count(); ++i) {
-                  EXPECT_EQ(p[i].size(), per_fragment);
-                }
-              }
-            }),
+    for (const Packet& p : packets) {
+      got.push_back(whole(p));
+      fragments.push_back(p.fragment_count());
+      for (std::uint32_t i = 0; i + 1 < p.fragment_count(); ++i) {
+        EXPECT_EQ(p[i].size(), per_fragment);
+      }
+    }
+  }),
             6U);  // ceil(9000 / 1792) descriptors
   ASSERT_EQ(got.size(), 1U);
   EXPECT_EQ(fragments[0], 6U);
@@ -171,11 +174,11 @@ TEST(Packets, ARefusedDescriptorSpoilsItsWholeChain) {
   ASSERT_TRUE(lb.inject_descriptor(0, fragment(5, 70, false)));
   std::uint32_t packets = 0;
   EXPECT_EQ(q.receive_packets([&](std::span<Packet> p) {
-              for (const Packet& one : p) {
-                EXPECT_EQ(one.size(), 70U);
-                ++packets;
-              }
-            }),
+    for (const Packet& one : p) {
+      EXPECT_EQ(one.size(), 70U);
+      ++packets;
+    }
+  }),
             4U);
   EXPECT_EQ(packets, 1U);
   EXPECT_EQ(q.stats().invalid_chains, 1U);
@@ -226,7 +229,8 @@ TEST(Packets, SizeFollowsAFragmentsResize) {
     EXPECT_TRUE(last.resize(last.size() - 16));
     seen_after = p.size();
     return Verdict::send_back;
-  }), 3U);
+  }),
+            3U);
   EXPECT_EQ(seen_before, 4000U);
   EXPECT_EQ(seen_after, 4000U - 16U);
   q.flush();
@@ -245,10 +249,10 @@ TEST(Packets, ServeDropRecyclesEveryFragment) {
   for (std::uint32_t i = 0; i < 100; ++i) {
     ASSERT_TRUE(lb.inject(0, bytes_of(i, 5000))) << i;  // 3 fragments each
     EXPECT_EQ(q.serve_packets([&](Packet& p) {
-                EXPECT_EQ(p.size(), 5000U);
-                ++handled;
-                return Verdict::drop;
-              }),
+      EXPECT_EQ(p.size(), 5000U);
+      ++handled;
+      return Verdict::drop;
+    }),
               3U);
     expect_accounted(q);
   }
@@ -325,11 +329,11 @@ TEST(Packets, FramePathsStayAsTheyWereWithMultiBufferOff) {
   ASSERT_TRUE(lb.inject(0, bytes_of(1, 100)));
   std::uint32_t packets = 0;
   EXPECT_EQ(q.receive_packets([&](std::span<Packet> p) {
-              for (const Packet& one : p) {
-                EXPECT_EQ(one.fragment_count(), 1U);
-                ++packets;
-              }
-            }),
+    for (const Packet& one : p) {
+      EXPECT_EQ(one.fragment_count(), 1U);
+      ++packets;
+    }
+  }),
             1U);
   EXPECT_EQ(packets, 1U);
   expect_accounted(q);

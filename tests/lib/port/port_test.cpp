@@ -53,8 +53,14 @@ TEST(PortOpen, RefusesNamingInterfaceQueueAndFieldAndLeavesNothing) {
       {"queue out of range", b, {.queues = {3}}, {b, "queue 3", "queues"}},
       {"ring size", b, {.ring_size = 1000}, {b, "power of two"}},
       {"frame size", b, {.frame_size = 3000}, {b, "frame_size"}},
-      {"zero-copy on veth", b, {.bind = afxdp::BindMode::native_zero_copy}, {b, "zero-copy", "queue 0"}},
-      {"busy-poll budget", b, {.busy_poll = true, .busy_poll_budget = 65536}, {b, "busy_poll_budget"}},
+      {"zero-copy on veth",
+       b,
+       {.bind = afxdp::BindMode::native_zero_copy},
+       {b, "zero-copy", "queue 0"}},
+      {"busy-poll budget",
+       b,
+       {.busy_poll = true, .busy_poll_budget = 65536},
+       {b, "busy_poll_budget"}},
   };
   const std::size_t fds = open_fds();
   for (const Refused& c : cases) {
@@ -79,8 +85,8 @@ TEST(PortOpen, ReceivesOnEveryQueueAndReleasesEverything) {
     EXPECT_THROW(port.queue(2), std::out_of_range);
     EXPECT_NE(afxdp::attached_xdp_program(afxdp::interface_index(veth.b())), 0U);
     afxdp::lab::PacketSocket peer(veth.a());
-    const auto frame = afxdp::lab::test_frame(1, 64, afxdp::mac_address(veth.b()),
-                                              afxdp::mac_address(veth.a()));
+    const auto frame =
+        afxdp::lab::test_frame(1, 64, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
     std::uint32_t received = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     for (int sent = 0; received < 100 && std::chrono::steady_clock::now() < deadline;) {

@@ -20,7 +20,8 @@ using namespace std::chrono_literals;
 
 std::vector<std::byte> packet(std::uint32_t sequence, std::size_t size = 64) {
   std::vector<std::byte> bytes(size);
-  for (std::size_t i = 0; i < size; ++i) bytes[i] = std::byte(static_cast<unsigned char>(sequence + i));
+  for (std::size_t i = 0; i < size; ++i)
+    bytes[i] = std::byte(static_cast<unsigned char>(sequence + i));
   std::memcpy(bytes.data(), &sequence, sizeof sequence);
   return bytes;
 }
@@ -95,7 +96,7 @@ TEST(Queue, RxPublishedBeforeTheFillConsumerMovesLosesNoFrame) {
   for (std::uint32_t i = 0; i < 16; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
   EXPECT_EQ(q.receive([](std::span<Frame>) {}), 16U);
   expect_accounted(q);
-  EXPECT_EQ(q.account().free, 16U);  // no room on fill yet: none lost, none lent twice
+  EXPECT_EQ(q.account().free, 16U);        // no room on fill yet: none lost, none lent twice
   EXPECT_FALSE(lb.inject(0, packet(99)));  // the kernel sees an empty fill ring
   lb.hold_fill_consumer(false);
   EXPECT_EQ(q.receive([](std::span<Frame>) {}), 0U);  // an idle turn tops the fill ring up
@@ -105,7 +106,10 @@ TEST(Queue, RxPublishedBeforeTheFillConsumerMovesLosesNoFrame) {
 }
 
 TEST(Queue, ForwardsAMillionFramesOneWayWithoutStarvingTheLender) {
-  Loopback lb({.queues = 2, .frames_per_queue = 256, .ring_size = 128, .tx_budget = 64,
+  Loopback lb({.queues = 2,
+               .frames_per_queue = 256,
+               .ring_size = 128,
+               .tx_budget = 64,
                .shared_umem = true});
   Queue& in = lb.port().queues()[0];
   Queue& out = lb.port().queues()[1];

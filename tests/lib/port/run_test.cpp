@@ -66,10 +66,11 @@ TEST(RunPerQueue, SigtermStopsTheRunAndNeverReachesAQueueThread) {
         if (sigismember(&mask, SIGTERM) == 1 && sigismember(&mask, SIGINT) == 1) ++blocked;
         while (!stop.stop_requested()) std::this_thread::yield();
       },
-      RunConfig{.on_tick = [&] {
-                  if (blocked == 2) ::kill(::getpid(), SIGTERM);
-                  return true;
-                },
+      RunConfig{.on_tick =
+                    [&] {
+                      if (blocked == 2) ::kill(::getpid(), SIGTERM);
+                      return true;
+                    },
                 .tick = std::chrono::milliseconds(5)});
   EXPECT_EQ(blocked, 2);
 }
@@ -120,8 +121,8 @@ TEST(SignalStop, BlockedHoldsTheSignalUntilCollected) {
 }
 
 TEST(SignalStop, WaitForEndsWhenASignalArrives) {
-  for (const auto delivery : {afxdp::SignalStop::Delivery::handler,
-                              afxdp::SignalStop::Delivery::blocked}) {
+  for (const auto delivery :
+       {afxdp::SignalStop::Delivery::handler, afxdp::SignalStop::Delivery::blocked}) {
     const afxdp::SignalStop stop(delivery);
     // To this thread: a signal to the process could land on the sender, which does not wait.
     const pthread_t waiter = ::pthread_self();

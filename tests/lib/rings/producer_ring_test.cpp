@@ -114,7 +114,8 @@ TEST(ProducerRing, TxDescriptorsArriveWhole) {
   afxdp::testing::FakeRing<xdp_desc> kernel(4, near_wrap);
   TxRing tx(kernel.layout());
   ASSERT_EQ(tx.reserve(3), 3U);
-  for (std::uint32_t i = 0; i < 3; ++i) tx.at(i) = xdp_desc{.addr = 4096U * i, .len = 60 + i, .options = 0};
+  for (std::uint32_t i = 0; i < 3; ++i)
+    tx.at(i) = xdp_desc{.addr = 4096U * i, .len = 60 + i, .options = 0};
   tx.submit(3);
   const auto got = kernel.consume(4);
   ASSERT_EQ(got.size(), 3U);

@@ -9,9 +9,9 @@
 
 namespace {
 
+using afxdp::tx_descriptor_fault;
 using afxdp::TxDescriptorFault;
 using afxdp::TxDescriptorRules;
-using afxdp::tx_descriptor_fault;
 
 constexpr std::uint64_t frames = 1024;
 
@@ -42,7 +42,8 @@ TEST(TxDescriptor, AlignedTwoKFramesRefuseCrossingTheirBoundary) {
 TEST(TxDescriptor, ZeroLengthAndOptionsRefused) {
   const TxDescriptorRules rules{frames * 4096, 4096, false};
   EXPECT_EQ(tx_descriptor_fault(desc(0, 0), rules), TxDescriptorFault::zero_length);
-  EXPECT_EQ(tx_descriptor_fault(desc(0, 64, afxdp::uapi::xdp_pkt_contd), rules), TxDescriptorFault::options);
+  EXPECT_EQ(tx_descriptor_fault(desc(0, 64, afxdp::uapi::xdp_pkt_contd), rules),
+            TxDescriptorFault::options);
   EXPECT_EQ(tx_descriptor_fault(desc(0, 64, 0xffff), rules), TxDescriptorFault::options);
   EXPECT_FALSE(afxdp::valid_tx_descriptor(desc(0, 0), rules));
   EXPECT_TRUE(afxdp::valid_tx_descriptor(desc(4096 * 3 + 100, 1400), rules));
@@ -63,7 +64,8 @@ TEST(TxDescriptor, UnalignedMayCrossChunksButNotTheUmemsEnd) {
 TEST(TxDescriptor, UnalignedOffsetInTheUpperBitsCounts) {
   const TxDescriptorRules rules{frames * 4096, 4096, true};
   const std::uint64_t last = rules.umem_size - 4096;
-  const std::uint64_t with_offset = last | (std::uint64_t{4096 - 64} << XSK_UNALIGNED_BUF_OFFSET_SHIFT);
+  const std::uint64_t with_offset =
+      last | (std::uint64_t{4096 - 64} << XSK_UNALIGNED_BUF_OFFSET_SHIFT);
   EXPECT_EQ(tx_descriptor_fault(desc(with_offset, 64), rules), TxDescriptorFault::none);
   EXPECT_EQ(tx_descriptor_fault(desc(with_offset, 65), rules), TxDescriptorFault::outside_umem);
 }

@@ -49,7 +49,9 @@ TEST(UmemArea, HugepagesRoundToTwoMebibytesAndAskForThem) {
   const int flags = afxdp::area_map_flags(huge(1));
   EXPECT_NE(flags & MAP_HUGETLB, 0);
   EXPECT_EQ((flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK, 21) << "not MAP_HUGE_2MB";
-  EXPECT_EQ(afxdp::area_map_flags(umem_with([](auto&) {})) & (MAP_HUGETLB | (MAP_HUGE_MASK << MAP_HUGE_SHIFT)), 0);
+  EXPECT_EQ(afxdp::area_map_flags(umem_with([](auto&) {})) &
+                (MAP_HUGETLB | (MAP_HUGE_MASK << MAP_HUGE_SHIFT)),
+            0);
 }
 
 TEST(UmemConfig, DefaultsPass) { EXPECT_NO_THROW(afxdp::validate(afxdp::UmemConfig{})); }

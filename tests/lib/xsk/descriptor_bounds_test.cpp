@@ -17,7 +17,7 @@ TEST(DescriptorBounds, FramesInsideTheAreaAreAccepted) {
   EXPECT_TRUE(area_contains(size, 0, 64));
   EXPECT_TRUE(area_contains(size, size - 4096 + 256, 3840));  // the last frame, past headroom
   EXPECT_TRUE(area_contains(size, size - 64, 64));            // ends exactly at the end
-  EXPECT_TRUE(area_contains(size, size, 0));                   // empty, at the end
+  EXPECT_TRUE(area_contains(size, size, 0));                  // empty, at the end
 }
 
 TEST(DescriptorBounds, AnythingReachingPastTheEndIsRefused) {
@@ -29,7 +29,7 @@ TEST(DescriptorBounds, AnythingReachingPastTheEndIsRefused) {
 
 TEST(DescriptorBounds, AddressesThatWouldWrapAreRefused) {
   const std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
-  EXPECT_FALSE(area_contains(size, top, 64));      // addr + len wraps to 63
+  EXPECT_FALSE(area_contains(size, top, 64));  // addr + len wraps to 63
   EXPECT_FALSE(area_contains(size, top - 10, 64));
   EXPECT_FALSE(area_contains(size, std::uint64_t{1} << 48, 64));  // an unaligned-mode offset
 }

@@ -3,9 +3,9 @@
 #include "system_test.hpp"
 
 #include <afxdp/socket.hpp>
-#include <poll.h>
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
+#include <poll.h>
 
 TEST(MinimalRx, FramesArriveIntact) {
   AFXDP_REQUIRE_SYSTEM();
@@ -39,7 +39,8 @@ TEST(MinimalRx, FramesArriveIntact) {
           chunk % 4096 == 0 && chunk < 2048ULL * 4096 && d.addr > chunk && d.addr - chunk < 4096;
       std::uint32_t sequence = 0;
       if (afxdp::lab::check_test_frame(reinterpret_cast<const std::uint8_t*>(umem.data(d.addr)),
-                                       d.len, sequence) && sequence == intact) {
+                                       d.len, sequence) &&
+          sequence == intact) {
         ++intact;
         if (lent) ++lent_chunks;
       }

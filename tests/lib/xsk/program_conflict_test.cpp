@@ -77,8 +77,8 @@ TEST_P(NetlinkProgram, RefusedWithoutReplaceAndReplacedWithIt) {
   EXPECT_EQ(afxdp::attached_xdp_program(ifindex), other);
 
   {
-    afxdp::XskProgram ours({.interface = veth.b(), .mode = afxdp::AttachMode::native,
-                            .replace = true});
+    afxdp::XskProgram ours(
+        {.interface = veth.b(), .mode = afxdp::AttachMode::native, .replace = true});
     EXPECT_NE(ours.program_id(), other);
     EXPECT_EQ(afxdp::attached_xdp_program(ifindex), ours.program_id());
   }

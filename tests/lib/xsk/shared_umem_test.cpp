@@ -59,10 +59,10 @@ TEST(SharedUmem, TwoQueuesBothReceiveEveryFrameOnce) {
   constexpr std::uint64_t half = 2048ULL * frame_size;
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix(), 2);
   afxdp::Umem umem({.frame_count = 4096});
-  afxdp::Socket first(umem, {.interface = veth.b(), .queue = 0,
-                             .mode = afxdp::BindMode::native_copy});
-  afxdp::Socket second(umem, {.interface = veth.b(), .queue = 1,
-                              .mode = afxdp::BindMode::native_copy});
+  afxdp::Socket first(umem,
+                      {.interface = veth.b(), .queue = 0, .mode = afxdp::BindMode::native_copy});
+  afxdp::Socket second(umem,
+                       {.interface = veth.b(), .queue = 1, .mode = afxdp::BindMode::native_copy});
   ASSERT_NE(&first.fill(), &second.fill());
   ASSERT_NE(&first.completion(), &second.completion());
   afxdp::XskProgram program({.interface = veth.b(), .mode = afxdp::AttachMode::native});

@@ -1,7 +1,8 @@
-// The kernel selftests' TOO_MANY_FRAGS and ALIGNED/UNALIGNED_INV_DESC_MULTI_BUFF on the raw layer, against
-// this kernel: a tx chain longer than MAX_SKB_FRAGS + 1, or with an invalid descriptor inside, is
-// not sent, and the packets around it are. What the kernel counts is recorded as observed (the
-// numbers go to docs/conformance.md). TxBatch::send_packet refuses to build such chains at all.
+// The kernel selftests' TOO_MANY_FRAGS and ALIGNED/UNALIGNED_INV_DESC_MULTI_BUFF on the raw layer,
+// against this kernel: a tx chain longer than MAX_SKB_FRAGS + 1, or with an invalid descriptor
+// inside, is not sent, and the packets around it are. What the kernel counts is recorded as
+// observed (the numbers go to docs/conformance.md). TxBatch::send_packet refuses to build such
+// chains at all.
 #include "hugepages.hpp"
 #include "jumbo.hpp"
 #include "system_test.hpp"
@@ -24,20 +25,26 @@ constexpr std::uint32_t frame = 4096;
 struct Sender {
   // `unaligned`: XDP_UMEM_UNALIGNED_CHUNK_FLAG, the area on hugepages.
   explicit Sender(const std::string& interface, bool unaligned = false)
-      : umem({.frame_count = 256, .frame_size = frame, .unaligned_chunks = unaligned,
+      : umem({.frame_count = 256,
+              .frame_size = frame,
+              .unaligned_chunks = unaligned,
               .hugepages = unaligned}),
-        socket(umem, {.interface = interface, .mode = afxdp::BindMode::skb, .multi_buffer = true,
+        socket(umem, {.interface = interface,
+                      .mode = afxdp::BindMode::skb,
+                      .multi_buffer = true,
                       .rx_size = 0}) {}
   // A chain of `descs`: frame i of the UMEM holds its bytes (from `offset` into it); `bad` (if
   // any) is made invalid.
   void queue_chain(std::uint32_t first_frame, const std::vector<std::uint8_t>& packet,
                    std::uint32_t per_desc, int bad = -1, std::uint32_t offset = 0) {
-    const std::uint32_t descs = static_cast<std::uint32_t>((packet.size() + per_desc - 1) / per_desc);
+    const std::uint32_t descs =
+        static_cast<std::uint32_t>((packet.size() + per_desc - 1) / per_desc);
     ASSERT_EQ(socket.tx().reserve(descs), descs);
     for (std::uint32_t i = 0; i < descs; ++i) {
       const std::uint64_t address = std::uint64_t{first_frame + i} * frame + offset;
       const std::size_t at = std::size_t{i} * per_desc;
-      const auto len = static_cast<std::uint32_t>(std::min<std::size_t>(per_desc, packet.size() - at));
+      const auto len =
+          static_cast<std::uint32_t>(std::min<std::size_t>(per_desc, packet.size() - at));
       std::memcpy(umem.area().data() + address, packet.data() + at, len);
       socket.tx().at(i) = xdp_desc{static_cast<int>(i) == bad ? std::uint64_t{1} << 40 : address,
                                    len, i + 1 < descs ? afxdp::uapi::xdp_pkt_contd : 0U};
@@ -108,9 +115,10 @@ TEST(FragsConformance, AnInvalidDescriptorInsideAChainDropsThatPacketOnly) {
   const afxdp::XdpStatistics s = sender.socket.statistics();
   EXPECT_EQ(s.tx_invalid_descs, 3U);  // the whole chain, not only its bad descriptor
   const std::uint32_t completions = sender.completed();
-  std::printf("ALIGNED_INV_DESC_MULTI_BUFF: peer got %zu packets, tx_invalid_descs %llu, "
-              "completions %u\n",
-              got.size(), static_cast<unsigned long long>(s.tx_invalid_descs), completions);
+  std::printf(
+      "ALIGNED_INV_DESC_MULTI_BUFF: peer got %zu packets, tx_invalid_descs %llu, "
+      "completions %u\n",
+      got.size(), static_cast<unsigned long long>(s.tx_invalid_descs), completions);
   EXPECT_GE(completions, 6U);
 }
 

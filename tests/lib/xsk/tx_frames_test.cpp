@@ -20,8 +20,8 @@ TEST(TxFrames, TenThousandArriveAndEveryAddressCompletes) {
   constexpr std::uint32_t frames = 1024;
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   afxdp::Umem umem({.frame_count = frames});
-  afxdp::Socket socket(umem, {.interface = veth.b(), .mode = afxdp::BindMode::skb,
-                              .rx_size = 0, .tx_size = 512});
+  afxdp::Socket socket(
+      umem, {.interface = veth.b(), .mode = afxdp::BindMode::skb, .rx_size = 0, .tx_size = 512});
   afxdp::lab::PacketSocket peer(veth.a());
   const auto dst = afxdp::mac_address(veth.a());
   const auto src = afxdp::mac_address(veth.b());
@@ -58,7 +58,8 @@ TEST(TxFrames, TenThousandArriveAndEveryAddressCompletes) {
     const std::uint32_t done = completion.peek(64);
     for (std::uint32_t i = 0; i < done; ++i) {
       const std::uint64_t addr = completion.at(i);
-      if (addr % frame_size != 0 || addr / frame_size >= frames || !outstanding[addr / frame_size]) {
+      if (addr % frame_size != 0 || addr / frame_size >= frames ||
+          !outstanding[addr / frame_size]) {
         ++foreign_completions;
         continue;
       }

@@ -13,7 +13,10 @@ constexpr std::uint8_t ethertype_low = 0xB5;
 
 detail::UniqueFd load_pass_program() {
   const bpf_insn program[] = {
-      {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .src_reg = 0, .off = 0,
+      {.code = BPF_ALU64 | BPF_MOV | BPF_K,
+       .dst_reg = BPF_REG_0,
+       .src_reg = 0,
+       .off = 0,
        .imm = XDP_PASS},
       {.code = BPF_JMP | BPF_EXIT, .dst_reg = 0, .src_reg = 0, .off = 0, .imm = 0},
   };
@@ -40,12 +43,12 @@ void Tally::add(const std::uint8_t* frame, std::size_t length) {
 }
 
 std::string Tally::summary() const {
-  std::string text = std::to_string(unique_) + " of " + std::to_string(seen_.size()) +
-                     " unique, " + std::to_string(duplicates_) + " duplicates, " +
-                     std::to_string(corrupt_) + " corrupt, " + std::to_string(out_of_range_) +
-                     " out of range, " + std::to_string(bad_descriptors_) +
-                     " bad descriptors" + (first_bad_.empty() ? "" : " (first: " + first_bad_ + ")") +
-                     ", " + std::to_string(others_) + " other frames";
+  std::string text = std::to_string(unique_) + " of " + std::to_string(seen_.size()) + " unique, " +
+                     std::to_string(duplicates_) + " duplicates, " + std::to_string(corrupt_) +
+                     " corrupt, " + std::to_string(out_of_range_) + " out of range, " +
+                     std::to_string(bad_descriptors_) + " bad descriptors" +
+                     (first_bad_.empty() ? "" : " (first: " + first_bad_ + ")") + ", " +
+                     std::to_string(others_) + " other frames";
   for (std::size_t i = 0; i < seen_.size(); ++i) {
     if (seen_[i] == 0) return text + ", first missing " + std::to_string(i);
   }
@@ -55,7 +58,8 @@ std::string Tally::summary() const {
 std::uint32_t lend_frames(FillRing& fill, FrameRange range, std::uint32_t frame_size) {
   const auto count = static_cast<std::uint32_t>((range.end - range.begin) / frame_size);
   if (fill.reserve(count) != count) return 0;
-  for (std::uint32_t i = 0; i < count; ++i) fill.at(i) = range.begin + std::uint64_t{i} * frame_size;
+  for (std::uint32_t i = 0; i < count; ++i)
+    fill.at(i) = range.begin + std::uint64_t{i} * frame_size;
   fill.submit(count);
   return count;
 }
@@ -82,8 +86,8 @@ std::uint32_t Receiver::drain(Tally& tally, std::uint32_t max) {
     if (!umem.contains(desc.addr, desc.len) || base < range_.begin || base >= range_.end) {
       tally.add_bad_descriptor("addr " + std::to_string(desc.addr) + " len " +
                                std::to_string(desc.len) + " outside [" +
-                               std::to_string(range_.begin) + ", " +
-                               std::to_string(range_.end) + ") of " + socket_.name());
+                               std::to_string(range_.begin) + ", " + std::to_string(range_.end) +
+                               ") of " + socket_.name());
     } else {
       tally.add(reinterpret_cast<const std::uint8_t*>(umem.data(desc.addr)), desc.len);
     }

@@ -30,9 +30,9 @@ TEST(ZeroCopy, RefusalLeavesTheUmemBindableInCopyMode) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   afxdp::Umem umem({.frame_count = 1024});
-  EXPECT_THROW(afxdp::Socket(umem, {.interface = veth.b(),
-                                    .mode = afxdp::BindMode::native_zero_copy}),
-               std::system_error);
+  EXPECT_THROW(
+      afxdp::Socket(umem, {.interface = veth.b(), .mode = afxdp::BindMode::native_zero_copy}),
+      std::system_error);
   afxdp::Socket socket(umem, {.interface = veth.b(), .mode = afxdp::BindMode::native_copy});
   EXPECT_FALSE(socket.zero_copy());
   EXPECT_EQ(socket.fd(), umem.fd());  // it is the Umem's first socket, not a sharer

@@ -9,7 +9,9 @@
 namespace afxdp::conformance {
 
 struct SkeletonDeleter {
-  void operator()(conformance_progs* skeleton) const noexcept { conformance_progs__destroy(skeleton); }
+  void operator()(conformance_progs* skeleton) const noexcept {
+    conformance_progs__destroy(skeleton);
+  }
 };
 using Skeleton = std::unique_ptr<conformance_progs, SkeletonDeleter>;
 

@@ -102,7 +102,8 @@ Sender::Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t 
              socket.umem().config().frame_size, socket.umem().config().unaligned_chunks},
       frames_(frames) {
   const std::uint32_t frame_size = socket.umem().config().frame_size;
-  for (std::uint32_t i = 0; i < frames; ++i) free_.push_back(first_frame + std::uint64_t{i} * frame_size);
+  for (std::uint32_t i = 0; i < frames; ++i)
+    free_.push_back(first_frame + std::uint64_t{i} * frame_size);
 }
 
 bool Sender::valid(std::size_t i) const {
@@ -110,8 +111,8 @@ bool Sender::valid(std::size_t i) const {
   // The verdict depends on the address only through its offset in the frame, so a stand-in
   // frame (the first free one, or frame 1 when the offset is negative) gives the same answer.
   const std::uint64_t frame = socket_.umem().config().frame_size;
-  const std::uint64_t addr = p.addr ? *p.addr : static_cast<std::uint64_t>(
-                                                    static_cast<std::int64_t>(frame) + p.offset);
+  const std::uint64_t addr =
+      p.addr ? *p.addr : static_cast<std::uint64_t>(static_cast<std::int64_t>(frame) + p.offset);
   return valid_tx_descriptor(xdp_desc{addr, p.len, p.options}, rules_);
 }
 
@@ -242,7 +243,8 @@ void Receiver::expect(std::vector<std::uint32_t> sequences, std::vector<std::uin
 
 std::uint32_t Receiver::receive(std::uint32_t max) {
   const WakeStatus status = socket_.wake_rx();
-  if (!status.transient()) fail("recvfrom on " + socket_.name() + ": " + std::strerror(status.error));
+  if (!status.transient())
+    fail("recvfrom on " + socket_.name() + ": " + std::strerror(status.error));
   RxRing& rx = socket_.rx();
   Umem& umem = socket_.umem();
   const UmemConfig& config = umem.config();
@@ -262,7 +264,8 @@ std::uint32_t Receiver::receive(std::uint32_t max) {
     } else {
       const auto* data = reinterpret_cast<const std::uint8_t*>(umem.data(umem.resolve(desc.addr)));
       std::uint32_t sequence = 0;
-      if (desc.len < added_tail_ || !lab::check_test_frame(data, desc.len - added_tail_, sequence)) {
+      if (desc.len < added_tail_ ||
+          !lab::check_test_frame(data, desc.len - added_tail_, sequence)) {
         fail("frame " + std::to_string(next_) + " (expected sequence " +
              std::to_string(expected_[next_]) + ") has wrong content, " + describe(desc));
       } else if (sequence != expected_[next_]) {
@@ -311,8 +314,8 @@ void expect_valid(Receiver& receiver, const Sender& sender, const std::vector<Pa
 // --- Traffic --------------------------------------------------------------------------------
 
 std::uint32_t Receiver::expected_before(std::size_t sequence) const {
-  return static_cast<std::uint32_t>(
-      std::lower_bound(expected_.begin(), expected_.end(), sequence) - expected_.begin());
+  return static_cast<std::uint32_t>(std::lower_bound(expected_.begin(), expected_.end(), sequence) -
+                                    expected_.begin());
 }
 
 std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
@@ -393,7 +396,8 @@ std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
   return first_error();
 }
 
-Sender sender_on(Socket& from, Socket& to, const std::vector<Packet>& stream, const LinkSetup& setup) {
+Sender sender_on(Socket& from, Socket& to, const std::vector<Packet>& stream,
+                 const LinkSetup& setup) {
   const std::uint64_t first = std::uint64_t{setup.rx_frames} * setup.frame_size;
   return Sender(from, stream, first, setup.tx_frames, afxdp::mac_address(to.config().interface),
                 afxdp::mac_address(from.config().interface));

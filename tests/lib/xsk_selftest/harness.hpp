@@ -63,9 +63,9 @@ struct LinkSetup {
   std::uint32_t tx_size = 2048;
   std::uint32_t fill_size = 2048;
   std::uint32_t completion_size = 2048;
-  bool bidirectional = false;  // both sockets get rx and tx rings (else a sends, b receives)
+  bool bidirectional = false;   // both sockets get rx and tx rings (else a sends, b receives)
   bool attach_programs = true;  // the embedded redirect program on both ends
-  bool unaligned = false;  // XDP_UMEM_UNALIGNED_CHUNK_FLAG, UMEMs on 2 MiB hugepages
+  bool unaligned = false;       // XDP_UMEM_UNALIGNED_CHUNK_FLAG, UMEMs on 2 MiB hugepages
 };
 
 // A veth pair's ends `a` (sends) and `b` (receives), each with a UMEM, one AF_XDP socket on
@@ -86,10 +86,10 @@ lab::VethPair make_veth(const Mode& mode);
 // One packet of a stream. Its sequence is its index in the stream (written into the frame).
 struct Packet {
   std::uint32_t len = min_packet;
-  std::int64_t offset = 0;            // from the start of a frame taken from the sender's pool
+  std::int64_t offset = 0;              // from the start of a frame taken from the sender's pool
   std::optional<std::uint64_t> addr{};  // or this address as it is, no frame taken
   std::uint32_t options = 0;
-  std::uint8_t dst_last = 0xff;       // the destination MAC's last byte; 0xff: the receiver's
+  std::uint8_t dst_last = 0xff;  // the destination MAC's last byte; 0xff: the receiver's
 };
 std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len);
 
@@ -187,7 +187,9 @@ class Receiver {
   std::uint32_t expected_before(std::size_t sequence) const;
   std::uint32_t received() const noexcept { return static_cast<std::uint32_t>(next_); }
   // Sequences of the stream up to and including the last one received.
-  std::size_t passed() const noexcept { return next_ == 0 ? 0 : std::size_t{expected_[next_ - 1]} + 1; }
+  std::size_t passed() const noexcept {
+    return next_ == 0 ? 0 : std::size_t{expected_[next_ - 1]} + 1;
+  }
   std::uint32_t lent() const noexcept { return lent_; }
   const std::string& error() const noexcept { return error_; }
   Socket& socket() noexcept { return socket_; }
@@ -228,7 +230,8 @@ std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
                         const TrafficOptions& options = {});
 
 // Sender/Receiver for a Link, one direction.
-Sender sender_on(Socket& from, Socket& to, const std::vector<Packet>& stream, const LinkSetup& setup);
+Sender sender_on(Socket& from, Socket& to, const std::vector<Packet>& stream,
+                 const LinkSetup& setup);
 Receiver receiver_on(Socket& socket, const LinkSetup& setup);
 
 // SEND_RECEIVE on a Link: the default stream a→b, checked; "" or the failure.

@@ -18,7 +18,7 @@
 namespace afxdp::conformance {
 namespace {
 
-constexpr unsigned jumbo_mtu = 9000;           // MAX_ETH_JUMBO_SIZE
+constexpr unsigned jumbo_mtu = 9000;  // MAX_ETH_JUMBO_SIZE
 constexpr std::uint32_t jumbo_frame = 9000 + 14;
 constexpr std::uint32_t large_packet = 2 * 3072;  // the kernel's XSK_UMEM__LARGE_FRAME_SIZE * 2
 constexpr std::uint32_t packets = 200;
@@ -62,7 +62,8 @@ std::map<std::uint32_t, Seen> exchange(const lab::VethPair& veth, Port& port, st
       p.copy_to(std::as_writable_bytes(std::span(s.bytes)));
       std::uint32_t sequence = 0;
       // The tail a program grew is not the sender's: check the pattern up to the sent length.
-      if (!lab::check_test_frame(s.bytes.data(), std::min<std::size_t>(s.bytes.size(), length), sequence)) {
+      if (!lab::check_test_frame(s.bytes.data(), std::min<std::size_t>(s.bytes.size(), length),
+                                 sequence)) {
         continue;  // not ours
       }
       if (read_meta) {
@@ -77,8 +78,9 @@ std::map<std::uint32_t, Seen> exchange(const lab::VethPair& veth, Port& port, st
     }
   };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  for (std::uint32_t sent = 0; seen.size() < packets && std::chrono::steady_clock::now() < deadline &&
-                              (refused == nullptr || *static_cast<const volatile std::uint32_t*>(refused) == 0);) {
+  for (std::uint32_t sent = 0;
+       seen.size() < packets && std::chrono::steady_clock::now() < deadline &&
+       (refused == nullptr || *static_cast<const volatile std::uint32_t*>(refused) == 0);) {
     // This checks content, not speed: one in flight, so no ring ever overflows.
     if (sent == seen.size() && sent < packets) {
       const auto frame = lab::test_frame(sent, length, dst, src);
@@ -101,7 +103,8 @@ void expect_all(const std::map<std::uint32_t, Seen>& seen, std::uint32_t sent_le
     ASSERT_EQ(s.bytes.size(), expect_length) << "packet " << sequence;
     EXPECT_GE(s.fragments, min_fragments) << "packet " << sequence;
     const auto sent = lab::test_frame(sequence, sent_length, dst, src);
-    EXPECT_TRUE(std::equal(sent.begin(), sent.begin() + intact, s.bytes.begin())) << "packet " << sequence;
+    EXPECT_TRUE(std::equal(sent.begin(), sent.begin() + intact, s.bytes.begin()))
+        << "packet " << sequence;
   }
 }
 
@@ -140,10 +143,11 @@ void adjust_tail_multi_buffer(const Mode& mode, std::int32_t adjust) {
   const auto seen = exchange(veth, port, large_packet, false, &skeleton->bss->tail_refused);
   const std::uint32_t refused = skeleton->bss->tail_refused;
   if (adjust > 0 && refused > 0 && seen.size() < packets) {
-    GTEST_SKIP() << "bpf_xdp_adjust_tail refused to grow " << refused << " packets in "
-                 << mode.name << "; the kernel's test skips the case then";
+    GTEST_SKIP() << "bpf_xdp_adjust_tail refused to grow " << refused << " packets in " << mode.name
+                 << "; the kernel's test skips the case then";
   }
-  const auto received = static_cast<std::uint32_t>(static_cast<std::int32_t>(large_packet) + adjust);
+  const auto received =
+      static_cast<std::uint32_t>(static_cast<std::int32_t>(large_packet) + adjust);
   expect_all(seen, large_packet, received, std::min(received, large_packet), 1, veth);
   EXPECT_EQ(refused, 0U) << "bpf_xdp_adjust_tail refused";
 }

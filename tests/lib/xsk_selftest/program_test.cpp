@@ -71,7 +71,8 @@ void adjust_tail(const Mode& mode, std::int32_t adjust) {
   ProgramLink p(veth, mode, "adjust_tail");
   p.skeleton->bss->tail_adjust = adjust;
   const std::uint32_t sent_len = 2 * min_packet;
-  const std::uint32_t received_len = static_cast<std::uint32_t>(static_cast<std::int32_t>(sent_len) + adjust);
+  const std::uint32_t received_len =
+      static_cast<std::uint32_t>(static_cast<std::int32_t>(sent_len) + adjust);
   const auto stream = uniform_stream(batch, sent_len);
   Sender sender = sender_on(p.link.a, p.link.b, stream, p.link.setup);
   Receiver receiver = receiver_on(p.link.b, p.link.setup);
@@ -114,11 +115,13 @@ TEST_P(Conformance, XDP_METADATA_COPY_through_Port) {
                                     .busy_poll = GetParam().busy_poll,
                                     .program = {skeleton->obj, "populate_metadata", "xsks"}});
   lab::PacketSocket peer(veth.a());
-  const auto frame = lab::test_frame(7, 100, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
+  const auto frame =
+      lab::test_frame(7, 100, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
   constexpr std::uint32_t count = 200;
   std::vector<std::uint32_t> seen;  // the program's count in front of each of our frames
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  for (std::uint32_t sent = 0; seen.size() < count && std::chrono::steady_clock::now() < deadline;) {
+  for (std::uint32_t sent = 0;
+       seen.size() < count && std::chrono::steady_clock::now() < deadline;) {
     if (sent < count && peer.send(frame.data(), frame.size())) ++sent;
     port.queues()[0].receive([&](std::span<Frame> frames) {
       for (const Frame& f : frames) {

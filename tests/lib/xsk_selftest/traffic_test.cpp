@@ -39,7 +39,7 @@ TEST_P(Conformance, UMEM_HEADROOM) {
   AFXDP_REQUIRE_SYSTEM();
   const auto veth = make_veth(GetParam());
   Link link(veth, GetParam(), {.rx_headroom = 128});  // UMEM_HEADROOM_TEST_SIZE
-  EXPECT_EQ(send_receive(link), "");  // the receiver checks offset 256 + 128
+  EXPECT_EQ(send_receive(link), "");                  // the receiver checks offset 256 + 128
 }
 
 TEST_P(Conformance, BIDIRECTIONAL) {
@@ -109,11 +109,11 @@ TEST_P(Conformance, HW_SW_MAX_RING_SIZE) {
   const auto veth = make_veth(GetParam());
   const std::uint32_t max_descs = 8192;  // XSK_RING_PROD__DEFAULT_NUM_DESCS * 4
   const LinkSetup setup{.rx_frames = max_descs,
-                    .tx_frames = max_descs,
-                    .rx_size = max_descs,
-                    .tx_size = max_descs,
-                    .fill_size = max_descs,
-                    .completion_size = max_descs};
+                        .tx_frames = max_descs,
+                        .rx_size = max_descs,
+                        .tx_size = max_descs,
+                        .fill_size = max_descs,
+                        .completion_size = max_descs};
   Link link(veth, GetParam(), setup);
   const auto stream = uniform_stream(max_descs, min_packet);
   Sender sender = sender_on(link.a, link.b, stream, setup);

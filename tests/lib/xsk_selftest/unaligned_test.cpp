@@ -11,8 +11,8 @@ namespace {
 // Two UMEMs of 2048 frames of up to 4096 bytes: 8 MiB each.
 constexpr long pages = 2 * 4;
 
-#define RESERVE_HUGEPAGES()                                  \
-  afxdp::test::HugepageReservation hugepages(pages);         \
+#define RESERVE_HUGEPAGES()                          \
+  afxdp::test::HugepageReservation hugepages(pages); \
   if (!hugepages.failure().empty()) GTEST_SKIP() << hugepages.failure()
 
 // Every other packet 32 bytes before its frame's start, so that it straddles the boundary with
@@ -24,7 +24,8 @@ TEST_P(Conformance, SEND_RECEIVE_UNALIGNED) {
   const LinkSetup setup{.unaligned = true};
   Link link(veth, GetParam(), setup);
   auto stream = uniform_stream(default_packets, min_packet);
-  for (std::size_t i = 1; i < stream.size(); i += 2) stream[i].offset = -std::int64_t{min_packet} / 2;
+  for (std::size_t i = 1; i < stream.size(); i += 2)
+    stream[i].offset = -std::int64_t{min_packet} / 2;
   Sender sender = sender_on(link.a, link.b, stream, setup);
   Receiver receiver = receiver_on(link.b, setup);
   receiver.lend();

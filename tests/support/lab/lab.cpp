@@ -72,8 +72,8 @@ void run(const std::vector<std::string>& argv) {
 VethPair::VethPair(const std::string& prefix, std::uint32_t queues)
     : a_(prefix + "a"), b_(prefix + "b"), queues_(queues) {
   const std::string q = std::to_string(queues);
-  run({"ip", "link", "add", a_, "numtxqueues", q, "numrxqueues", q, "type", "veth", "peer",
-       "name", b_, "numtxqueues", q, "numrxqueues", q});
+  run({"ip", "link", "add", a_, "numtxqueues", q, "numrxqueues", q, "type", "veth", "peer", "name",
+       b_, "numtxqueues", q, "numrxqueues", q});
   try {
     run({"ip", "link", "set", a_, "up"});
     run({"ip", "link", "set", b_, "up"});
@@ -166,7 +166,8 @@ std::vector<std::uint8_t> test_frame(std::uint32_t sequence, std::size_t length,
   std::copy(src.begin(), src.end(), frame.begin() + 6);
   frame[12] = test_ethertype >> 8;
   frame[13] = test_ethertype & 0xff;
-  for (int i = 0; i < 4; ++i) frame[14 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(sequence >> (24 - 8 * i));
+  for (int i = 0; i < 4; ++i)
+    frame[14 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(sequence >> (24 - 8 * i));
   for (std::size_t i = 18; i < frame.size(); ++i) frame[i] = pattern(sequence, i);
   return frame;
 }

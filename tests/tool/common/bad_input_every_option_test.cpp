@@ -61,14 +61,18 @@ std::vector<Row> bench_rows(const std::string& s, const std::string& i) {
       {"--duration", {s, "-i", i, "--duration=-1"}, {"--duration", "-1"}},
       {"--duration", {s, "-i", i, "-d", "abc"}, {"--duration", "abc"}},
       {"--interval", {s, "-i", i, "-n", "0", "-d", "1"}, {"--interval", "0", "0.01 to 86400"}},
-      {"--shared-umem", {s, "-i", i, "-M", "-q", "0-1", "-d", "1"}, {"-q", "queue 1 does not exist"}},
+      {"--shared-umem",
+       {s, "-i", i, "-M", "-q", "0-1", "-d", "1"},
+       {"-q", "queue 1 does not exist"}},
       {"--frames", {s, "-i", i, "--frames", "10", "-d", "1"}, {"--frames", "10"}},
-      {"--ring-size", {s, "-i", i, "--ring-size", "1000", "-d", "1"},
+      {"--ring-size",
+       {s, "-i", i, "--ring-size", "1000", "-d", "1"},
        {"--ring-size", "1000", "power of two"}},
       {"--cpu", {s, "-i", i, "--cpu", "4000", "-d", "1"}, {"--cpu", "CPU 4000"}},
       {"--cpu", {s, "-i", i, "--cpu", "x", "-d", "1"}, {"--cpu", "'x'"}},
       {"--user", {s, "-i", i, "--user", "no-such-user-x", "-d", "1"}, {"--user", "no-such-user-x"}},
-      {"--group", {s, "-i", i, "--group", "no-such-group-x", "-d", "1"},
+      {"--group",
+       {s, "-i", i, "--group", "no-such-group-x", "-d", "1"},
        {"--group", "no-such-group-x"}},
       {"--json", {s, "-i", i, "--json", "-f", "3000", "-d", "1"}, {"-f", "3000"}},
       {"--quiet", {s, "-i", i, "-Q", "--ring-size", "100", "-d", "1"}, {"--ring-size", "100"}},
@@ -99,7 +103,8 @@ std::vector<Row> txpush_rows(const std::string& i) {
       {"--src-port", {s, "-i", i, "--src-port", "70000", "-d", "1"}, {"--src-port", "65535"}},
       {"--dst-port", {s, "-i", i, "--dst-port", "70000", "-d", "1"}, {"--dst-port", "65535"}},
       {"--rate", {s, "-i", i, "--rate=-5", "-d", "1"}, {"--rate", "negative"}},
-      {"--pcap", {s, "-i", i, "--pcap", "/nonexistent-dir/x.pcap", "-d", "1"},
+      {"--pcap",
+       {s, "-i", i, "--pcap", "/nonexistent-dir/x.pcap", "-d", "1"},
        {"--pcap", "/nonexistent-dir/x.pcap", "No such file"}},
       // Opens, but is no capture: found once the sockets are up, and still the only line (the
       // copy-mode notice comes only after a set-up that worked).
@@ -121,7 +126,9 @@ std::vector<Row> gen_rows(const std::string& i) {
       {"--count", {s, "-i", i, "-C", "-1", "-d", "1"}, {"--count", "-1"}},
       {"--count", {s, "-i", i, "-C", "abc", "-d", "1"}, {"--count", "abc"}},
       {"--rate", {s, "-i", i, "--rate=-1", "-d", "1"}, {"--rate", "-1"}},
-      {"--dst-mac", {s, "-i", i, "-G", "02:00:00:00:00", "-d", "1"}, {"--dst-mac", "02:00:00:00:00"}},
+      {"--dst-mac",
+       {s, "-i", i, "-G", "02:00:00:00:00", "-d", "1"},
+       {"--dst-mac", "02:00:00:00:00"}},
       {"--src-mac", {s, "-i", i, "-H", "xx:00:00:00:00:01", "-d", "1"}, {"--src-mac", "xx:"}},
       {"--src-ip", {s, "-i", i, "--src-ip", "1.2.3.4.5", "-d", "1"}, {"--src-ip", "1.2.3.4.5"}},
       {"--dst-ip", {s, "-i", i, "--dst-ip", "abc", "-d", "1"}, {"--dst-ip", "abc"}},
@@ -148,13 +155,17 @@ std::vector<Row> rxq_info_rows(const std::string& i, const std::string& other) {
       {"--interface", {s, "-i", "nosuchif0", "-d", "1"}, {"nosuchif0", "does not exist"}},
       {"--action", {s, "-i", i, "-a", "FORWARD", "-d", "1"}, {"--action", "FORWARD"}},
       {"--action", {s, "-i", i, "-a", "REDIRECT", "-d", "1"}, {"REDIRECT", "--redirect-to"}},
-      {"--redirect-to", {s, "-i", i, "-a", "REDIRECT", "--redirect-to", "nosuchif0", "-d", "1"},
+      {"--redirect-to",
+       {s, "-i", i, "-a", "REDIRECT", "--redirect-to", "nosuchif0", "-d", "1"},
        {"nosuchif0", "does not exist"}},
-      {"--redirect-to", {s, "-i", i, "--redirect-to", other, "-d", "1"},
+      {"--redirect-to",
+       {s, "-i", i, "--redirect-to", other, "-d", "1"},
        {"--redirect-to", "REDIRECT"}},
       {"--no-touch", {s, "-i", i, "--no-touch", "--read", "-d", "1"}, {"--no-touch", "--read"}},
       {"--read", {s, "-i", i, "--read", "--swapmac", "-d", "1"}, {"--read", "--swapmac"}},
-      {"--swapmac", {s, "-i", i, "--swapmac", "--no-touch", "-d", "1"}, {"--swapmac", "--no-touch"}},
+      {"--swapmac",
+       {s, "-i", i, "--swapmac", "--no-touch", "-d", "1"},
+       {"--swapmac", "--no-touch"}},
       {"--interval", {s, "-i", i, "-s", "0", "-d", "1"}, {"--interval", "0"}},
       {"--interval", {s, "-i", i, "-s", "abc", "-d", "1"}, {"--interval", "abc"}},
       {"--duration", {s, "-i", i, "--duration=-1"}, {"--duration", "-1"}},
@@ -193,7 +204,9 @@ std::vector<Row> latency_rows(const std::string& i) {
       {"--interface", {s}, {"--interface or --udp"}},
       {"--interface", {s, "-i", "nosuchif0"}, {"nosuchif0", "does not exist"}},
       // Runs, with nothing on the other end to answer.
-      {"--interface", {s, "-i", i, "--timeout", "0.2"}, {"no reply from the reflector on " + i, "0.2 s"}},
+      {"--interface",
+       {s, "-i", i, "--timeout", "0.2"},
+       {"no reply from the reflector on " + i, "0.2 s"}},
       {"--queue", {s, "-i", i, "-q", "3"}, {"queue 3", i}},
       {"--queue", {s, "-i", i, "-q", "x"}, {"--queue", "x"}},
       {"--udp", {s, "--udp", "10.0.0.2"}, {"--udp", "10.0.0.2"}},
@@ -280,15 +293,22 @@ std::vector<Row> demo_rows() {
       {"--queues", {s, "--queues", "3"}, {"--queues", "3"}},
       {"--extra", {s, "--extra"}, {"--extra"}},
       {"--extra", {s, "--extra=--bogus"}, {"--extra", "--bogus"}},
-      {"--extra", {s, "--benchmark", "txpush", "--extra=-s", "--extra=5000"},
+      {"--extra",
+       {s, "--benchmark", "txpush", "--extra=-s", "--extra=5000"},
        {"--extra", "txpush", "-s", "5000"}},
       {"--gen-rate", {s, "--gen-rate=-1"}, {"--gen-rate", "-1"}},
       {"--gen-rate", {s, "--gen-rate", "fast"}, {"--gen-rate", "fast"}},
-      {"--reference", {s, "--reference", "/nonexistent/xdpsock"}, {"--reference", "/nonexistent/xdpsock"}},
-      {"--reference", {s, "--reference", "/proc/version"}, {"--reference", "/proc/version", "not executable"}},
-      {"--reference-dpdk", {s, "--reference-dpdk=/nonexistent/dpdk-testpmd"},
+      {"--reference",
+       {s, "--reference", "/nonexistent/xdpsock"},
+       {"--reference", "/nonexistent/xdpsock"}},
+      {"--reference",
+       {s, "--reference", "/proc/version"},
+       {"--reference", "/proc/version", "not executable"}},
+      {"--reference-dpdk",
+       {s, "--reference-dpdk=/nonexistent/dpdk-testpmd"},
        {"--reference-dpdk", "/nonexistent/dpdk-testpmd", "does not exist"}},
-      {"--reference-dpdk", {s, "--reference-dpdk=/proc/version"},
+      {"--reference-dpdk",
+       {s, "--reference-dpdk=/proc/version"},
        {"--reference-dpdk", "/proc/version", "not an executable file"}},
       {"--latency", {s, "--latency=maybe"}, {"--latency", "maybe"}},
       {"--latency", {s, "--latency", "--no-latency"}, {"--latency", "--no-latency"}},
@@ -321,7 +341,9 @@ std::vector<Row> bench_boundary_rows(const std::string& s, const std::string& i)
       {"--frame-size", {s, "-i", i, "-f", "0", "-d", "1"}, {"-f", "0", "power of two"}},
       {"--frame-size", {s, "-i", i, "-f", "1", "-d", "1"}, {"-f", "1", "power of two"}},
       {"--frame-size", {s, "-i", i, "-f", "4097", "-d", "1"}, {"-f", "4097"}},
-      {"--frame-size", {s, "-i", i, "-u", "-f", "65537", "-d", "1"}, {"-f", "65537", "2048 to 65536"}},
+      {"--frame-size",
+       {s, "-i", i, "-u", "-f", "65537", "-d", "1"},
+       {"-f", "65537", "2048 to 65536"}},
       {"--frame-size", {s, "-i", i, "-f", "4294967295", "-d", "1"}, {"-f", "4294967295"}},
       {"--frame-size", {s, "-i", i, "-f", u32_over, "-d", "1"}, {"--frame-size", u32_over}},
       {"--batch", {s, "-i", i, "-b", "2049", "-d", "1"}, {"-b", "2049", "larger than a ring"}},
@@ -356,11 +378,15 @@ std::vector<Row> txpush_boundary_rows(const std::string& i) {
       {"--size", {s, "-i", i, "-s", "4097", "-d", "1"}, {"-s", "4097", "larger than a frame"}},
       {"--size", {s, "-i", i, "-s", u32_over, "-d", "1"}, {"--size", u32_over}},
       {"--vlan-id", {s, "-i", i, "-V", "-J", u32_over, "-d", "1"}, {"--vlan-id", u32_over}},
-      {"--vlan-priority", {s, "-i", i, "-V", "-K", u32_over, "-d", "1"}, {"--vlan-priority", u32_over}},
+      {"--vlan-priority",
+       {s, "-i", i, "-V", "-K", u32_over, "-d", "1"},
+       {"--vlan-priority", u32_over}},
       {"--src-port", {s, "-i", i, "--src-port", "65536", "-d", "1"}, {"--src-port", "65535"}},
       {"--dst-port", {s, "-i", i, "--dst-port", "65536", "-d", "1"}, {"--dst-port", "65535"}},
       {"--dst-port", {s, "-i", i, "--dst-port", u32_over, "-d", "1"}, {"--dst-port", u32_over}},
-      {"--loop", {s, "-i", i, "--pcap", "/dev/null", "--loop", u64_over, "-d", "1"}, {"--loop", u64_over}},
+      {"--loop",
+       {s, "-i", i, "--pcap", "/dev/null", "--loop", u64_over, "-d", "1"},
+       {"--loop", u64_over}},
   };
   for (const char* value : {"inf", "nan"}) {
     rows.push_back({"--rate", {s, "-i", i, "--rate", value, "-d", "1"}, {"--rate", value}});
@@ -383,13 +409,17 @@ std::vector<Row> gen_boundary_rows(const std::string& i) {
       {"--rate", {s, "-i", i, "--rate", u64_over, "-d", "1"}, {"--rate", u64_over}},
       {"--src-port", {s, "-i", i, "--src-port", "65536", "-d", "1"}, {"--src-port", "65536"}},
       {"--dst-port", {s, "-i", i, "--dst-port", u32_over, "-d", "1"}, {"--dst-port", u32_over}},
-      {"--cpu", {s, "-i", i, "--cpu", "2147483647", "-d", "1"}, {"cpu", "2147483647", "not available"}},
+      {"--cpu",
+       {s, "-i", i, "--cpu", "2147483647", "-d", "1"},
+       {"cpu", "2147483647", "not available"}},
       {"--cpu", {s, "-i", i, "--cpu", "2147483648", "-d", "1"}, {"--cpu", "2147483648"}},
       {"--duration", {s, "-i", i, "-d", "1e10"}, {"--duration", "1e10", "31536000"}},
       {"--duration", {s, "-i", i, "-d", "inf"}, {"--duration", "inf"}},
       {"--cpu", {s, "-i", i, "--cpu", "inf", "-d", "1"}, {"--cpu", "inf"}},
       {"--batch-size", {s, "-i", i, "--batch-size", "257", "-d", "1"}, {"--batch-size", "257"}},
-      {"--batch-size", {s, "-i", i, "--batch-size", u32_over, "-d", "1"}, {"--batch-size", u32_over}},
+      {"--batch-size",
+       {s, "-i", i, "--batch-size", u32_over, "-d", "1"},
+       {"--batch-size", u32_over}},
       {"--duration", {s, "-i", i, "-d", "inf"}, {"--duration", "inf"}},
       {"--duration", {s, "-i", i, "-d", "infinity"}, {"--duration", "infinity"}},
       {"--duration", {s, "-i", i, "-d", "nan"}, {"--duration", "nan"}},
@@ -414,7 +444,8 @@ std::vector<Row> dump_boundary_rows(const std::string& i) {
       {"--queue", {s, "-i", i, "-q", "1", "-w", file}, {"queue 1", i}},
       {"--queue", {s, "-i", i, "-q", "4294967295", "-w", file}, {"queue 4294967295", i}},
       {"--queue", {s, "-i", i, "-q", "4294967296", "-w", file}, {"--queue", "4294967296"}},
-      {"--count", {s, "-i", i, "-w", file, "-C", "18446744073709551616"},
+      {"--count",
+       {s, "-i", i, "-w", file, "-C", "18446744073709551616"},
        {"--count", "18446744073709551616"}},
   };
 }
@@ -426,7 +457,9 @@ std::vector<Row> demo_boundary_rows() {
       {"--cores", {s, "--cores", "0"}, {"--cores", "0"}},
       {"--queues", {s, "--queues", "0"}, {"--queues", "0"}},
       {"--queues", {s, "--queues", "4294967296"}, {"--queues", "4294967296"}},
-      {"--gen-rate", {s, "--gen-rate", "18446744073709551616"}, {"--gen-rate", "18446744073709551616"}},
+      {"--gen-rate",
+       {s, "--gen-rate", "18446744073709551616"},
+       {"--gen-rate", "18446744073709551616"}},
   };
   for (const char* value : {"inf", "infinity", "nan", "1e10", "1e300", "3601", "0.09"}) {
     rows.push_back({"--duration", {s, "-d", value}, {"--duration", value}});
@@ -469,7 +502,8 @@ std::map<std::string, std::vector<Row>> table(const std::string& a, const std::s
 
 // The first column of the section `title` of a --help text: "-i,--interface TEXT ..." -> {"-i",
 // "--interface"} for options, {"gen"} for subcommands.
-std::vector<std::vector<std::string>> help_section(const std::string& help, const std::string& title) {
+std::vector<std::vector<std::string>> help_section(const std::string& help,
+                                                   const std::string& title) {
   std::vector<std::vector<std::string>> entries;
   bool inside = false;
   for (const std::string& line : lines_of(help)) {
@@ -516,8 +550,8 @@ TEST(BadInputEveryOption, HelpListsNoOptionWithoutARow) {
       const bool covered = std::any_of(rows.at(sub).begin(), rows.at(sub).end(), [&](const Row& r) {
         return std::find(names.begin(), names.end(), r.option) != names.end();
       });
-      EXPECT_TRUE(exempt || covered) << sub << " " << names.back()
-                                     << ": no bad-value row and not in no_bad_value";
+      EXPECT_TRUE(exempt || covered)
+          << sub << " " << names.back() << ": no bad-value row and not in no_bad_value";
     }
     for (const Row& row : rows.at(sub)) {  // no row for an option that is gone
       EXPECT_TRUE(row.option.empty() || known.count(row.option)) << sub << " " << row.option;

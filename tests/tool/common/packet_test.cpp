@@ -12,7 +12,8 @@ namespace {
 using afxdp::tool::UdpFrameSpec;
 
 std::uint32_t sum16(const std::uint8_t* p, std::size_t n, std::uint32_t sum = 0) {
-  for (std::size_t i = 0; i < n; ++i) sum += (i % 2 == 0) ? std::uint32_t{p[i]} << 8 : std::uint32_t{p[i]};
+  for (std::size_t i = 0; i < n; ++i)
+    sum += (i % 2 == 0) ? std::uint32_t{p[i]} << 8 : std::uint32_t{p[i]};
   while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
   return sum;
 }
@@ -20,10 +21,16 @@ std::uint32_t sum16(const std::uint8_t* p, std::size_t n, std::uint32_t sum = 0)
 TEST(UdpFrame, FieldsAndChecksums) {
   for (const bool vlan : {false, true}) {
     for (const std::uint32_t size : {60U, 61U, 64U, 1500U}) {
-      UdpFrameSpec spec{.dst_mac = {1, 2, 3, 4, 5, 6}, .src_mac = {7, 8, 9, 10, 11, 12},
-                        .vlan = vlan, .vlan_id = 100, .vlan_priority = 3,
-                        .src_ip = 0x0A000001, .dst_ip = 0x0A000002,
-                        .src_port = 1234, .dst_port = 80, .size = size};
+      UdpFrameSpec spec{.dst_mac = {1, 2, 3, 4, 5, 6},
+                        .src_mac = {7, 8, 9, 10, 11, 12},
+                        .vlan = vlan,
+                        .vlan_id = 100,
+                        .vlan_priority = 3,
+                        .src_ip = 0x0A000001,
+                        .dst_ip = 0x0A000002,
+                        .src_port = 1234,
+                        .dst_port = 80,
+                        .size = size};
       std::vector<std::uint8_t> f(size);
       ASSERT_EQ(afxdp::tool::build_udp_frame(spec, f), size);
       std::size_t at = 12;

@@ -1,5 +1,5 @@
-// next_report_time (tools/afxdp/common/report_schedule.hpp): lines keep their cadence, and a stall never
-// turns into a burst of catch-up lines.
+// next_report_time (tools/afxdp/common/report_schedule.hpp): lines keep their cadence, and a stall
+// never turns into a burst of catch-up lines.
 #include "common/report_schedule.hpp"
 
 #include <gtest/gtest.h>

@@ -77,15 +77,14 @@ TEST(DemoTable, RowsAreBenchmarksColumnsAreModes) {
 
 TEST(DemoJson, ReadsNumbersByKey) {
   double value = 0;
-  EXPECT_TRUE(afxdp::tool::json_number(R"({"summary":true,"rx_pps":1234.5,"tx_pps":0})",
-                                       "rx_pps", value));
+  EXPECT_TRUE(
+      afxdp::tool::json_number(R"({"summary":true,"rx_pps":1234.5,"tx_pps":0})", "rx_pps", value));
   EXPECT_DOUBLE_EQ(value, 1234.5);
   EXPECT_TRUE(afxdp::tool::json_number(R"({"a": 7})", "a", value));
   EXPECT_DOUBLE_EQ(value, 7);
   EXPECT_FALSE(afxdp::tool::json_number(R"({"rx_pps":"x"})", "rx_pps", value));
   EXPECT_FALSE(afxdp::tool::json_number(R"({"other":1})", "rx_pps", value));
 }
-
 
 // The source and the application take CPUs the process may use, not CPUs 0 and 1: the first,
 // and the next of the other parity (veth spreads two queues' senders by CPU parity).
@@ -151,20 +150,27 @@ TEST(DemoOptions, DurationIsFiniteAndBounded) {
     EXPECT_NE(what.find(value), std::string::npos) << value << ": " << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   }
-  for (const char* value : {"0.1", "1", "3600"}) EXPECT_EQ(parse_demo({"-d", value}), "accepted") << value;
+  for (const char* value : {"0.1", "1", "3600"})
+    EXPECT_EQ(parse_demo({"-d", value}), "accepted") << value;
 }
 
 // The integer options at 0, 1, their largest and one beyond.
 TEST(DemoOptions, BoundaryIntegers) {
-  for (const std::vector<std::string>& good :
-       {std::vector<std::string>{"--cores", "1"}, {"--cores", "2"}, {"--queues", "1"},
-        {"--queues", "2"}, {"--gen-rate", "0"}, {"--gen-rate", "1"},
-        {"--gen-rate", "18446744073709551615"}}) {
+  for (const std::vector<std::string>& good : {std::vector<std::string>{"--cores", "1"},
+                                               {"--cores", "2"},
+                                               {"--queues", "1"},
+                                               {"--queues", "2"},
+                                               {"--gen-rate", "0"},
+                                               {"--gen-rate", "1"},
+                                               {"--gen-rate", "18446744073709551615"}}) {
     EXPECT_EQ(parse_demo(good), "accepted") << good[0] << " " << good[1];
   }
-  for (const std::vector<std::string>& bad :
-       {std::vector<std::string>{"--cores", "0"}, {"--cores", "3"}, {"--queues", "0"},
-        {"--queues", "3"}, {"--gen-rate", "18446744073709551616"}, {"--gen-rate=-1"}}) {
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--cores", "0"},
+                                              {"--cores", "3"},
+                                              {"--queues", "0"},
+                                              {"--queues", "3"},
+                                              {"--gen-rate", "18446744073709551616"},
+                                              {"--gen-rate=-1"}}) {
     const std::string what = parse_demo(bad);
     EXPECT_NE(what.find(bad[0].substr(0, bad[0].find('='))), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;

@@ -1,6 +1,6 @@
 // Reading the reference tool's output and building its command line (xdpsock_reference.hpp).
-#include "demo/demo.hpp"
 #include "demo/xdpsock_reference.hpp"
+#include "demo/demo.hpp"
 
 #include <gtest/gtest.h>
 

@@ -16,8 +16,8 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <spawn.h>
-#include <sys/stat.h>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -91,7 +91,8 @@ class Dump : public ::testing::Test {
   std::optional<afxdp::lab::PacketSocket> peer_;
   afxdp::MacAddress dst_{}, src_{};
   std::string path_ = (std::filesystem::temp_directory_path() /
-                       ("afxdp_dump_test_" + std::to_string(::getpid()) + ".pcap")).string();
+                       ("afxdp_dump_test_" + std::to_string(::getpid()) + ".pcap"))
+                          .string();
 };
 
 TEST_F(Dump, WritesExactlyCountFramesAsSent) {
@@ -193,8 +194,8 @@ TEST_F(Dump, AMinuteUnderLoadCountsEveryFrame) {
   ASSERT_NE(afxdp::attached_xdp_program(b), 0U) << dump.err();
   const std::uint64_t dropped_before = afxdp::interface_link(a).tx_dropped;
   constexpr int count = 1'200'000;  // 60 s at 20,000 frames a second
-  const auto tx = afxdp::test::run_tool({"txpush", "-i", veth_->a(), "-c", "-Q", "--json",
-                                         "--rate", "20000", "-C", std::to_string(count)},
+  const auto tx = afxdp::test::run_tool({"txpush", "-i", veth_->a(), "-c", "-Q", "--json", "--rate",
+                                         "20000", "-C", std::to_string(count)},
                                         120000);
   ASSERT_EQ(tx.exit_code, 0) << tx.err;
   const std::string tx_summary = afxdp::test::last_line_with(tx.out, "\"summary\":true");

@@ -47,7 +47,8 @@ class PcapReader : public ::testing::Test {
   }
 
   std::string path_ = (std::filesystem::temp_directory_path() /
-                       ("afxdp_pcap_test_" + std::to_string(::getpid()) + ".pcap")).string();
+                       ("afxdp_pcap_test_" + std::to_string(::getpid()) + ".pcap"))
+                          .string();
 };
 
 Frames some_frames() {

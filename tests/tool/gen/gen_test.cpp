@@ -21,8 +21,8 @@
 
 namespace {
 
-using afxdp::test::start_tool;
 using afxdp::test::interface_counter;
+using afxdp::test::start_tool;
 
 // The peer takes XDP-transmitted frames only with a native XDP program on it: the redirect
 // program with no sockets applies its fallback to every frame.
@@ -55,8 +55,7 @@ TEST(Gen, PeerReceivesExactlyTheCount) {
   auto gen = start_tool({"gen", "-i", veth.a(), "-C", "100000", "--json"});
   ASSERT_EQ(gen.wait(60000), 0) << gen.err();
   EXPECT_NE(gen.out().find("\"sent\":100000"), std::string::npos) << gen.out();
-  EXPECT_EQ(afxdp::test::wait_statistic(veth.b(), "rx_packets", before + 100000) - before,
-            100000U);
+  EXPECT_EQ(afxdp::test::wait_statistic(veth.b(), "rx_packets", before + 100000) - before, 100000U);
   // Nothing more trickles in afterwards: the count is exact, not a lower bound.
   EXPECT_EQ(interface_counter(veth.b(), "rx_packets") - before, 100000U);
 }
@@ -237,7 +236,8 @@ TEST(Gen, SaysWhenTheVethPeerCannotReceive) {
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   auto gen = start_tool({"gen", "-i", veth.a(), "-C", "1000"});
   EXPECT_NE(gen.wait(30000), 0);
-  EXPECT_NE(afxdp::test::lines_of(gen.err()).at(0).find("XDP program"), std::string::npos) << gen.err();
+  EXPECT_NE(afxdp::test::lines_of(gen.err()).at(0).find("XDP program"), std::string::npos)
+      << gen.err();
 }
 
 TEST(Gen, BadInputIsOneLineAndAFailure) {

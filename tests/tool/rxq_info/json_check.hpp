@@ -78,9 +78,9 @@ class JsonCheck {
   bool number() {
     const std::size_t start = at_;
     if (s_[at_] == '-') ++at_;
-    while (at_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[at_])) ||
-                               s_[at_] == '.' || s_[at_] == 'e' || s_[at_] == 'E' ||
-                               s_[at_] == '+' || s_[at_] == '-')) {
+    while (at_ < s_.size() &&
+           (std::isdigit(static_cast<unsigned char>(s_[at_])) || s_[at_] == '.' || s_[at_] == 'e' ||
+            s_[at_] == 'E' || s_[at_] == '+' || s_[at_] == '-')) {
       ++at_;
     }
     return at_ > start && std::isdigit(static_cast<unsigned char>(s_[at_ - 1]));

@@ -7,8 +7,8 @@
 
 namespace {
 
-using afxdp::XdpAction;
 using afxdp::parse_xdp_action;
+using afxdp::XdpAction;
 using afxdp::tool::plan_rxq_info;
 using afxdp::tool::Touch;
 
@@ -73,8 +73,8 @@ TEST(RxqInfoOptions, TxAlwaysSwapsMacs) {
 
 TEST(RxqInfoOptions, RefusesBadCombinations) {
   const std::vector<std::vector<std::string>> plan_errors = {
-      {"rxq-info", "-i", "v", "-a", "REDIRECT"},                 // no target
-      {"rxq-info", "-i", "v", "--redirect-to", "w"},             // target without REDIRECT
+      {"rxq-info", "-i", "v", "-a", "REDIRECT"},      // no target
+      {"rxq-info", "-i", "v", "--redirect-to", "w"},  // target without REDIRECT
       {"rxq-info", "-i", "v", "--read", "--swapmac"},
       {"rxq-info", "-i", "v", "--no-touch", "--read"},
   };
@@ -116,9 +116,11 @@ TEST(RxqInfoOptions, TimeOptionsAreFiniteAndBounded) {
     Parsed p;
     EXPECT_THROW(p.parse({"rxq-info", "-i", "v", "-s", value}), CLI::ParseError) << value;
   }
-  for (const std::vector<std::string>& good :
-       {std::vector<std::string>{"-s", "0.01"}, {"-s", "86400"}, {"-d", "0"}, {"-d", "1e-9"},
-        {"-d", "31536000"}}) {
+  for (const std::vector<std::string>& good : {std::vector<std::string>{"-s", "0.01"},
+                                               {"-s", "86400"},
+                                               {"-d", "0"},
+                                               {"-d", "1e-9"},
+                                               {"-d", "31536000"}}) {
     Parsed p;
     std::vector<std::string> args{"rxq-info", "-i", "v"};
     args.insert(args.end(), good.begin(), good.end());

@@ -13,15 +13,15 @@
 #include <algorithm>
 #include <atomic>
 #include <fstream>
-#include <sys/socket.h>
 #include <regex>
 #include <set>
+#include <sys/socket.h>
 #include <thread>
 
 namespace {
 
-using afxdp::test::start_tool;
 using afxdp::test::interface_counter;
+using afxdp::test::start_tool;
 
 struct Totals {
   std::uint64_t total = 0;      // summary "total"
@@ -57,8 +57,8 @@ Totals parse_summary(const std::string& line) {
   const std::size_t total_at = line.find("\"total\"");
   const std::size_t queues_at = line.find("\"queues\"");
   if (total_at == std::string::npos || queues_at == std::string::npos) return t;
-  t.cpu_sum = sum_matches(line.substr(0, total_at),
-                          std::regex("\\{\"cpu\":\\d+,\"processed\":(\\d+)"), 1);
+  t.cpu_sum =
+      sum_matches(line.substr(0, total_at), std::regex("\\{\"cpu\":\\d+,\"processed\":(\\d+)"), 1);
   t.queue_sum = sum_matches(line.substr(queues_at),
                             std::regex("\\{\"queue\":\\d+,\"overflow\":\\w+,\"processed\":(\\d+)"),
                             1, &t.queues);
@@ -284,15 +284,15 @@ TEST(RxqInfo, TextOutputHasTheOriginalShape) {
   tool.terminate();
   ASSERT_EQ(tool.wait(30000), 0) << tool.err();
   const std::string& out = tool.out();
-  EXPECT_NE(out.find("Running XDP on dev:" + veth.b() + " (ifindex:" +
-                     std::to_string(afxdp::interface_index(veth.b())) +
+  EXPECT_NE(out.find("Running XDP on dev:" + veth.b() +
+                     " (ifindex:" + std::to_string(afxdp::interface_index(veth.b())) +
                      ") action:XDP_DROP options:no_touch"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("XDP stats       CPU     pps         issue-pps"), std::string::npos) << out;
   EXPECT_NE(out.find("XDP-RX CPU      total   "), std::string::npos);
   EXPECT_NE(out.find("RXQ stats       RXQ:CPU pps         issue-pps"), std::string::npos);
-  EXPECT_TRUE(std::regex_search(out, std::regex("rx_queue_index    0:sum [0-9,]+ ")) ) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("rx_queue_index    0:sum [0-9,]+ "))) << out;
   EXPECT_NE(out.find("processed 500 issue 0"), std::string::npos) << out;
 }
 

@@ -22,7 +22,8 @@ void expect_one_line_failure(const std::vector<std::string>& args,
   EXPECT_NE(r.exit_code, 0) << label;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << label << ": " << r.err;
   EXPECT_EQ(r.err.back(), '\n') << label;
-  for (const auto& part : says) EXPECT_NE(r.err.find(part), std::string::npos) << label << ": " << r.err;
+  for (const auto& part : says)
+    EXPECT_NE(r.err.find(part), std::string::npos) << label << ": " << r.err;
   EXPECT_EQ(r.out, "") << label;
 }
 

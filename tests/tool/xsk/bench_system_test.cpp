@@ -13,13 +13,13 @@
 
 namespace {
 
+using afxdp::test::Child;
 using afxdp::test::json_number;
 using afxdp::test::last_line_with;
-using afxdp::test::Child;
 using afxdp::test::start_tool;
-using afxdp::test::wait_until_running;
-using afxdp::test::wait_for;
 using afxdp::test::ToolResult;
+using afxdp::test::wait_for;
+using afxdp::test::wait_until_running;
 
 // Two CPUs when there are two, so that sender and receiver don't take turns on one.
 std::vector<std::string> cpu_args(unsigned index) {
@@ -41,10 +41,11 @@ TEST(ToolBench, TxpushCountIsReceivedExactlyByRxdrop) {
                             cpu_args(0));
   wait_until_running(rxdrop);
 
-  const ToolResult tx = afxdp::test::run_tool(
-      std::vector<std::string>{"txpush", "-i", veth.a(), "-C", "100000", "--rate", "50000",
-                               "--json", "-n", "0.5"} + cpu_args(1),
-      120000);
+  const ToolResult tx =
+      afxdp::test::run_tool(std::vector<std::string>{"txpush", "-i", veth.a(), "-C", "100000",
+                                                     "--rate", "50000", "--json", "-n", "0.5"} +
+                                cpu_args(1),
+                            120000);
   ASSERT_EQ(tx.exit_code, 0) << tx.err;
   const std::string tx_summary = last_line_with(tx.out, "\"summary\"");
   EXPECT_EQ(json_number(tx_summary, "tx_packets"), 100000) << tx_summary;
@@ -160,7 +161,8 @@ TEST(ToolBench, TxpushFramesPassAnIndependentChecksumCheck) {
   const std::vector<Run> runs = {
       {{"-s", "64"}, 64},
       {{"-s", "1001", "--src-ip", "10.9.8.7", "--dst-ip", "172.16.5.4", "--src-port", "65535",
-        "--dst-port", "53"}, 1001},
+        "--dst-port", "53"},
+       1001},
       {{"-s", "300", "-V", "-J", "7", "-K", "6"}, 300},
   };
   for (const Run& run : runs) {

@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <thread>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -91,7 +91,8 @@ TEST_P(FragsTool, DumpWritesOneRecordPerWholePacket) {
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth = afxdp::test::jumbo_veth();
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("afxdp_frags_dump_" + std::to_string(::getpid()) + ".pcap")).string();
+                            ("afxdp_frags_dump_" + std::to_string(::getpid()) + ".pcap"))
+                               .string();
   Child dump = start_tool(with_mode({"dump", "-F", "-i", veth.b(), "-w", path, "-C", "30"}));
   ASSERT_TRUE(afxdp::test::wait_attached(veth.b()));
   afxdp::lab::PacketSocket peer(veth.a());
@@ -125,10 +126,9 @@ TEST_P(FragsTool, DumpWritesOneRecordPerWholePacket) {
   EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth.b())), 0U);
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, FragsTool, ::testing::Values("", "-S"),
-                         [](const auto& param_info) {
-                           return std::string(*param_info.param == '\0' ? "native" : "skb");
-                         });
+INSTANTIATE_TEST_SUITE_P(Modes, FragsTool, ::testing::Values("", "-S"), [](const auto& param_info) {
+  return std::string(*param_info.param == '\0' ? "native" : "skb");
+});
 
 void expect_one_line_failure(const std::vector<std::string>& args, const std::string& says,
                              const std::string& interface) {
@@ -148,7 +148,8 @@ TEST(FragsBadInput, OneLineEachNothingAttached) {
   expect_one_line_failure({"l2fwd", "-i", b, "-S", "-d", "1"}, "MTU 9000", b);
   expect_one_line_failure({"dump", "-i", b, "-w", "/dev/null", "-C", "1"}, "use -F", b);
   // -s beyond what one frame (without -F) or 18 frames (with -F) hold.
-  expect_one_line_failure({"txpush", "-i", a, "-s", "9014", "-d", "1"}, "larger packets need -F", a);
+  expect_one_line_failure({"txpush", "-i", a, "-s", "9014", "-d", "1"}, "larger packets need -F",
+                          a);
   expect_one_line_failure({"txpush", "-F", "-i", a, "-s", "80000", "-d", "1"}, "longest chain", a);
   // -F where the driver lacks it: veth has no zero-copy, let alone zero-copy multi-buffer.
   expect_one_line_failure({"rxdrop", "-F", "-z", "-i", b, "-d", "1"}, "XDP_USE_SG", b);

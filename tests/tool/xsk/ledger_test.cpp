@@ -1,8 +1,8 @@
 // The frame ledger at the end of each benchmark (no error, every frame in one of four places),
 // and the counters reconciled: every frame sent into rxdrop is either counted or counted as
 // dropped, by us, by XDP_STATISTICS or by the veth pair.
-#include "tool_test.hpp"
 #include "system_test.hpp"
+#include "tool_test.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/xsk_program.hpp>
@@ -14,11 +14,11 @@
 
 namespace {
 
+using afxdp::test::Child;
 using afxdp::test::interface_counter;
 using afxdp::test::json_number;
 using afxdp::test::json_true;
 using afxdp::test::last_line_with;
-using afxdp::test::Child;
 using afxdp::test::start_tool;
 using afxdp::test::wait_until_running;
 
@@ -66,7 +66,8 @@ TEST(ReliabilityLedger, L2fwdAndTxpushAccountForEveryFrame) {
 }
 
 // Overflow on purpose: tiny rings, the receiver frozen during the burst. Afterwards
-//   sent = rx_packets (ours) + rx_ring_full + rx_dropped (XDP_STATISTICS) + tx_dropped (sender veth)
+//   sent = rx_packets (ours) + rx_ring_full + rx_dropped (XDP_STATISTICS) + tx_dropped (sender
+//   veth)
 // and rx_fill_ring_empty_descs is already inside rx_dropped (the kernel counts a fill-ring miss
 // in both), so adding it would count those frames twice. With every ring the same size and no
 // more frames than that, the rx ring cannot fill up: the overflow shows as fill-ring misses.
@@ -115,14 +116,14 @@ TEST(ReliabilityReconcile, EveryFrameSentIsCountedOrCountedAsDropped) {
   const std::uint64_t a_tx_dropped = interface_counter(veth.a(), "tx_dropped") - a_tx_dropped0;
   const std::uint64_t b_rx_dropped = interface_counter(veth.b(), "rx_dropped") - b_rx_dropped0;
   const std::uint64_t a_tx = interface_counter(veth.a(), "tx_packets") - a_tx0;
-  std::printf("sent %llu: received %llu, rx_ring_full %llu, rx_dropped %llu, "
-              "rx_fill_ring_empty_descs %llu; veth a tx_packets %llu tx_dropped %llu, "
-              "b rx_dropped %llu\n",
-              static_cast<unsigned long long>(sent), static_cast<unsigned long long>(received),
-              static_cast<unsigned long long>(ring_full), static_cast<unsigned long long>(xsk_dropped),
-              static_cast<unsigned long long>(fill_empty), static_cast<unsigned long long>(a_tx),
-              static_cast<unsigned long long>(a_tx_dropped),
-              static_cast<unsigned long long>(b_rx_dropped));
+  std::printf(
+      "sent %llu: received %llu, rx_ring_full %llu, rx_dropped %llu, "
+      "rx_fill_ring_empty_descs %llu; veth a tx_packets %llu tx_dropped %llu, "
+      "b rx_dropped %llu\n",
+      static_cast<unsigned long long>(sent), static_cast<unsigned long long>(received),
+      static_cast<unsigned long long>(ring_full), static_cast<unsigned long long>(xsk_dropped),
+      static_cast<unsigned long long>(fill_empty), static_cast<unsigned long long>(a_tx),
+      static_cast<unsigned long long>(a_tx_dropped), static_cast<unsigned long long>(b_rx_dropped));
   // The overflow happened (else this test shows nothing).
   EXPECT_GT(ring_full + xsk_dropped + a_tx_dropped, 0U);
   EXPECT_EQ(sent, received + ring_full + xsk_dropped + a_tx_dropped);

@@ -1,7 +1,7 @@
 // Link loss: the interface deleted under a running benchmark ends it with one line naming the
 // interface and a non-zero exit; the link going down and up again only pauses it.
-#include "tool_test.hpp"
 #include "system_test.hpp"
+#include "tool_test.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/xsk_program.hpp>
@@ -13,9 +13,9 @@
 
 namespace {
 
+using afxdp::test::Child;
 using afxdp::test::json_number;
 using afxdp::test::last_line_with;
-using afxdp::test::Child;
 using afxdp::test::start_tool;
 using afxdp::test::wait_until_running;
 
@@ -80,8 +80,8 @@ TEST(ReliabilityLink, RxdropResumesAfterDownAndUp) {
   Child tool = start_tool({"rxdrop", "-i", veth.b(), "--json", "-n", "0.05"});
   wait_until_running(tool);
   afxdp::lab::PacketSocket sender(veth.a());
-  const auto frame = afxdp::lab::test_frame(1, 64, afxdp::mac_address(veth.b()),
-                                            afxdp::mac_address(veth.a()));
+  const auto frame =
+      afxdp::lab::test_frame(1, 64, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
   const double before = send_until_counted(tool, sender, frame, 0);
   ASSERT_GT(before, 0) << tool.err();
 

@@ -51,13 +51,54 @@ TEST(BenchOptions, DefaultsAreXdpsocks) {
 }
 
 TEST(BenchOptions, ShortOptionsAsXdpsockSpellsThem) {
-  const BenchOptions o =
-      parse(Benchmark::txpush,
-            {"-i", "eth1", "-q", "0-2,5", "-S", "-c", "-p", "-B", "-m", "-f", "2048", "-b", "32",
-             "-s", "128", "-C", "1000", "-d", "2.5", "-n", "0.5", "-x", "-a", "-Q", "-M", "-G",
-             "02:00:00:00:00:0a", "-H", "02:00:00:00:00:0B", "-V", "-J", "42", "-K", "5",
-             "--src-ip", "10.1.2.3", "--dst-ip", "10.3.2.1", "--src-port", "1000", "--dst-port",
-             "2000", "--rate", "1e6", "--cpu", "1,0", "--json", "--force"});
+  const BenchOptions o = parse(Benchmark::txpush, {"-i",
+                                                   "eth1",
+                                                   "-q",
+                                                   "0-2,5",
+                                                   "-S",
+                                                   "-c",
+                                                   "-p",
+                                                   "-B",
+                                                   "-m",
+                                                   "-f",
+                                                   "2048",
+                                                   "-b",
+                                                   "32",
+                                                   "-s",
+                                                   "128",
+                                                   "-C",
+                                                   "1000",
+                                                   "-d",
+                                                   "2.5",
+                                                   "-n",
+                                                   "0.5",
+                                                   "-x",
+                                                   "-a",
+                                                   "-Q",
+                                                   "-M",
+                                                   "-G",
+                                                   "02:00:00:00:00:0a",
+                                                   "-H",
+                                                   "02:00:00:00:00:0B",
+                                                   "-V",
+                                                   "-J",
+                                                   "42",
+                                                   "-K",
+                                                   "5",
+                                                   "--src-ip",
+                                                   "10.1.2.3",
+                                                   "--dst-ip",
+                                                   "10.3.2.1",
+                                                   "--src-port",
+                                                   "1000",
+                                                   "--dst-port",
+                                                   "2000",
+                                                   "--rate",
+                                                   "1e6",
+                                                   "--cpu",
+                                                   "1,0",
+                                                   "--json",
+                                                   "--force"});
   EXPECT_EQ(o.queues, (std::vector<std::uint32_t>{0, 1, 2, 5}));
   EXPECT_TRUE(o.skb && o.copy && o.use_poll && o.busy_poll && o.no_need_wakeup);
   EXPECT_EQ(o.frame_size, 2048U);
@@ -131,7 +172,8 @@ TEST(BenchOptions, BadInputIsRefusedNamingTheRule) {
       {Benchmark::rxdrop, {"-i", "x", "--cpu", "8192"}, "8192 is above 8191"},
       {Benchmark::rxdrop, {"-i", "x", "-q", "0-64"}, "at most 64 queues"},
       {Benchmark::rxdrop, {"-i", "x", "-C", "18446744073709551616"}, "18446744073709551616"},
-      {Benchmark::txpush, {"-i", "x", "--pcap", "-", "--loop", "18446744073709551616"},
+      {Benchmark::txpush,
+       {"-i", "x", "--pcap", "-", "--loop", "18446744073709551616"},
        "18446744073709551616"},
       {Benchmark::rxdrop, {"-i", "x", "-b", "4294967296"}, "4294967296"},
       {Benchmark::rxdrop, {"-i", "x", "--frames", "4294967295"}, "4 GiB"},
@@ -214,20 +256,49 @@ TEST(BenchOptions, BoundaryIntegersAreAcceptedUpToTheirLargest) {
       return std::string(e.what());
     }
   };
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"-q", "0"}, {"-q", "1"}, {"-q", "4095"}, {"-q", "0-63"}, {"--cpu", "0"},
-           {"--cpu", "1"}, {"--cpu", "8191"}, {"-b", "1"}, {"-b", "2048"},
-           {"--ring-size", "64", "-b", "64"}, {"--ring-size", "65536"}, {"-C", "0"}, {"-C", "1"},
-           {"-C", "18446744073709551615"}, {"--frames", "64"}, {"-b", "1", "--frames", "1"},
-           {"--frames", "1048576"}, {"-f", "2048"}, {"-u", "-f", "65536", "--frames", "65536"},
-           {"-d", "0"}, {"-d", "31536000"}, {"-d", "1e-9"}, {"-n", "0.01"}, {"-n", "86400"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"-q", "0"},
+                                             {"-q", "1"},
+                                             {"-q", "4095"},
+                                             {"-q", "0-63"},
+                                             {"--cpu", "0"},
+                                             {"--cpu", "1"},
+                                             {"--cpu", "8191"},
+                                             {"-b", "1"},
+                                             {"-b", "2048"},
+                                             {"--ring-size", "64", "-b", "64"},
+                                             {"--ring-size", "65536"},
+                                             {"-C", "0"},
+                                             {"-C", "1"},
+                                             {"-C", "18446744073709551615"},
+                                             {"--frames", "64"},
+                                             {"-b", "1", "--frames", "1"},
+                                             {"--frames", "1048576"},
+                                             {"-f", "2048"},
+                                             {"-u", "-f", "65536", "--frames", "65536"},
+                                             {"-d", "0"},
+                                             {"-d", "31536000"},
+                                             {"-d", "1e-9"},
+                                             {"-n", "0.01"},
+                                             {"-n", "86400"}}) {
     EXPECT_EQ(accepts(Benchmark::rxdrop, args), "accepted") << args[0] << " " << args[1];
   }
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"-s", "42"}, {"-s", "4096"}, {"-J", "0"}, {"-J", "4095"}, {"-K", "0"}, {"-K", "7"},
-           {"--src-port", "0"}, {"--src-port", "65535"}, {"--dst-port", "1"},
-           {"--dst-port", "65535"}, {"--rate", "0"}, {"--rate", "1"}, {"--rate", "1e9"},
-           {"--pcap", "-", "--loop", "0"}, {"--pcap", "-", "--loop", "18446744073709551615"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"-s", "42"},
+                                             {"-s", "4096"},
+                                             {"-J", "0"},
+                                             {"-J", "4095"},
+                                             {"-K", "0"},
+                                             {"-K", "7"},
+                                             {"--src-port", "0"},
+                                             {"--src-port", "65535"},
+                                             {"--dst-port", "1"},
+                                             {"--dst-port", "65535"},
+                                             {"--rate", "0"},
+                                             {"--rate", "1"},
+                                             {"--rate", "1e9"},
+                                             {"--pcap", "-", "--loop", "0"},
+                                             {"--pcap", "-", "--loop", "18446744073709551615"}}) {
     EXPECT_EQ(accepts(Benchmark::txpush, args), "accepted") << args[0] << " " << args[1];
   }
 }

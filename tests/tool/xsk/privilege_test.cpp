@@ -1,7 +1,7 @@
 // --drop-privileges: after setup every thread of the tool has no capability at all, and the run
 // still counts.
-#include "tool_test.hpp"
 #include "system_test.hpp"
+#include "tool_test.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/xsk_program.hpp>
@@ -15,9 +15,9 @@
 
 namespace {
 
+using afxdp::test::Child;
 using afxdp::test::json_number;
 using afxdp::test::last_line_with;
-using afxdp::test::Child;
 using afxdp::test::start_tool;
 
 // "CapEff" -> the hex mask of every thread of `pid`, one per thread.
@@ -61,8 +61,8 @@ void runs_without_capabilities(const char* benchmark, std::vector<std::string> e
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const bool sends = std::string(benchmark) == "txpush";
   const std::string interface = sends ? veth.a() : veth.b();
-  std::vector<std::string> args{benchmark, "-i", interface, "--drop-privileges", "--json", "-n",
-                                "0.05"};
+  std::vector<std::string> args{benchmark, "-i", interface, "--drop-privileges",
+                                "--json",  "-n", "0.05"};
   if (sends) args.insert(args.end(), {"--rate", "20000"});
   args.insert(args.end(), extra.begin(), extra.end());
   Child tool = start_tool(args, wrapper);
@@ -103,8 +103,8 @@ void runs_without_capabilities(const char* benchmark, std::vector<std::string> e
   const double before = last_count(tool, key, 1000);
   if (!sends) {
     afxdp::lab::PacketSocket sender(veth.a());
-    const auto frame = afxdp::lab::test_frame(1, 64, afxdp::mac_address(veth.b()),
-                                              afxdp::mac_address(veth.a()));
+    const auto frame =
+        afxdp::lab::test_frame(1, 64, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
     for (int i = 0; i < 2000; ++i) sender.send(frame.data(), frame.size());
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -156,9 +156,9 @@ TEST(ReliabilityPrivilege, EverySubcommandNamesTheMissingCapability) {
   if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs setpriv (util-linux)";
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const std::vector<std::vector<std::string>> commands = {
-      {"rxdrop", "-i", veth.b()},           {"txpush", "-i", veth.a()},
-      {"l2fwd", "-i", veth.b()},            {"gen", "-i", veth.a(), "-C", "10"},
-      {"rxq-info", "-i", veth.b()},         {"dump", "-i", veth.b(), "-w", "/dev/null"},
+      {"rxdrop", "-i", veth.b()},   {"txpush", "-i", veth.a()},
+      {"l2fwd", "-i", veth.b()},    {"gen", "-i", veth.a(), "-C", "10"},
+      {"rxq-info", "-i", veth.b()}, {"dump", "-i", veth.b(), "-w", "/dev/null"},
       {"demo", "--quick"}};
   for (const auto& args : commands) {
     Child tool = start_tool(args, {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});

@@ -1,8 +1,8 @@
 // Faults: SIGKILL, SIGINT and SIGTERM at random moments of rxdrop, txpush and l2fwd, some during
 // setup. Whatever the moment, nothing stays attached to the interface; SIGINT and SIGTERM end
 // with the summary and exit code 0.
-#include "tool_test.hpp"
 #include "system_test.hpp"
+#include "tool_test.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/xsk_program.hpp>
@@ -16,8 +16,8 @@
 
 namespace {
 
-using afxdp::test::last_line_with;
 using afxdp::test::Child;
+using afxdp::test::last_line_with;
 using afxdp::test::start_tool;
 
 constexpr int runs_per_benchmark = 24;  // 8 of each signal
@@ -42,8 +42,8 @@ void signal_at_random_moments(const char* benchmark) {
     const int delay = delay_ms(random);
     SCOPED_TRACE(std::string(benchmark) + " run " + std::to_string(run) + ": " +
                  signal_name(number) + " after " + std::to_string(delay) + " ms");
-    std::vector<std::string> args{benchmark, "-i", interface, "--json", "-n", "0.05",
-                                  "--frames", "1024", "--ring-size", "512"};
+    std::vector<std::string> args{benchmark, "-i",       interface, "--json",      "-n",
+                                  "0.05",    "--frames", "1024",    "--ring-size", "512"};
     if (sends) args.insert(args.end(), {"--rate", "200000"});
     Child tool = start_tool(args);
     std::this_thread::sleep_for(std::chrono::milliseconds(delay));

@@ -22,7 +22,8 @@ class TxpushPcap : public ::testing::Test {
     afxdp::test::quiet_ipv6();  // only our frames on the link
     veth_.emplace(afxdp::lab::unique_prefix());
     const auto dst = afxdp::mac_address(veth_->b()), src = afxdp::mac_address(veth_->a());
-    for (std::uint32_t i = 0; i < 5; ++i) frames_.push_back(afxdp::lab::test_frame(i, 60 + 37 * i, dst, src));
+    for (std::uint32_t i = 0; i < 5; ++i)
+      frames_.push_back(afxdp::lab::test_frame(i, 60 + 37 * i, dst, src));
     afxdp::tool::PcapWriter writer(path_);
     for (const auto& f : frames_) writer.write(f.data(), static_cast<std::uint32_t>(f.size()), {});
     writer.close();
@@ -32,7 +33,8 @@ class TxpushPcap : public ::testing::Test {
   std::optional<afxdp::lab::VethPair> veth_;
   std::vector<std::vector<std::uint8_t>> frames_;
   std::string path_ = (std::filesystem::temp_directory_path() /
-                       ("afxdp_txpush_pcap_" + std::to_string(::getpid()) + ".pcap")).string();
+                       ("afxdp_txpush_pcap_" + std::to_string(::getpid()) + ".pcap"))
+                          .string();
 };
 
 TEST_F(TxpushPcap, SendsTheCaptureInOrderLoopTimes) {
@@ -44,7 +46,8 @@ TEST_F(TxpushPcap, SendsTheCaptureInOrderLoopTimes) {
   std::vector<std::uint8_t> buffer;
   while (got.size() < 16 && receiver.receive(buffer, 500) != 0) got.push_back(buffer);
   std::vector<std::vector<std::uint8_t>> expected;
-  for (int loop = 0; loop < 3; ++loop) expected.insert(expected.end(), frames_.begin(), frames_.end());
+  for (int loop = 0; loop < 3; ++loop)
+    expected.insert(expected.end(), frames_.begin(), frames_.end());
   EXPECT_EQ(got, expected);
 }
 

@@ -26,8 +26,8 @@ using afxdp::test::wait_for;
 using afxdp::test::wait_until_running;
 
 // -u with 3000-byte chunks. --frames 1024 of them: 3 MB, two 2 MiB pages per UMEM.
-const std::vector<std::string> unaligned = {"-u", "-f", "3000", "--frames", "1024",
-                                            "--ring-size", "1024"};
+const std::vector<std::string> unaligned = {"-u",   "-f",          "3000", "--frames",
+                                            "1024", "--ring-size", "1024"};
 constexpr long pages_per_tool = 2;
 
 std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
@@ -49,8 +49,8 @@ void expect_clean_summary(const std::string& summary, const char* who) {
   EXPECT_EQ(json_number(summary, "frames_application"), 0) << summary;
 }
 
-#define RESERVE_HUGEPAGES(pages)                                        \
-  afxdp::test::HugepageReservation hugepages(pages);                    \
+#define RESERVE_HUGEPAGES(pages)                     \
+  afxdp::test::HugepageReservation hugepages(pages); \
   if (!hugepages.failure().empty()) GTEST_SKIP() << hugepages.failure()
 
 TEST(ToolUnaligned, RxdropReceivesEveryFrameTxpushSends) {
@@ -60,10 +60,10 @@ TEST(ToolUnaligned, RxdropReceivesEveryFrameTxpushSends) {
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   // Many times the UMEM's frames: each is lent, received and lent again over and over.
   constexpr int count = 20000;
-  Child rx = start_tool(std::vector<std::string>{"rxdrop", "-i", veth.b(), "-C",
-                                                 std::to_string(count), "-d", "60", "--json",
-                                                 "-n", "0.2"} +
-                        unaligned);
+  Child rx =
+      start_tool(std::vector<std::string>{"rxdrop", "-i", veth.b(), "-C", std::to_string(count),
+                                          "-d", "60", "--json", "-n", "0.2"} +
+                 unaligned);
   wait_until_running(rx);
   const ToolResult tx = afxdp::test::run_tool(
       std::vector<std::string>{"txpush", "-i", veth.a(), "-C", std::to_string(count), "--rate",
@@ -105,8 +105,8 @@ TEST(ToolUnaligned, TxpushSendsWholeFramesFromUnalignedChunks) {
   constexpr int count = 3000;  // three times the frames: completions are recycled
   constexpr std::size_t size = 1500;
   Child txpush = start_tool(std::vector<std::string>{"txpush", "-i", veth.b(), "-C",
-                                                     std::to_string(count), "--rate", "20000",
-                                                     "-s", std::to_string(size), "--json", "-Q"} +
+                                                     std::to_string(count), "--rate", "20000", "-s",
+                                                     std::to_string(size), "--json", "-Q"} +
                             unaligned);
   int ours = 0, whole = 0;
   std::vector<std::uint8_t> first, frame;
@@ -134,11 +134,12 @@ TEST(ToolUnaligned, L2fwdReturnsEveryFrameWithMacsSwapped) {
   RESERVE_HUGEPAGES(pages_per_tool);
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  constexpr std::uint32_t count = 3000;  // three times the frames: each is forwarded again and again
-  Child l2fwd = start_tool(std::vector<std::string>{"l2fwd", "-i", veth.b(), "-C",
-                                                    std::to_string(count), "-d", "120", "--json",
-                                                    "-n", "0.2"} +
-                           unaligned);
+  constexpr std::uint32_t count =
+      3000;  // three times the frames: each is forwarded again and again
+  Child l2fwd =
+      start_tool(std::vector<std::string>{"l2fwd", "-i", veth.b(), "-C", std::to_string(count),
+                                          "-d", "120", "--json", "-n", "0.2"} +
+                 unaligned);
   wait_until_running(l2fwd);
 
   afxdp::lab::PacketSocket peer(veth.a());

@@ -35,7 +35,7 @@ class PcapWriter {
   // Flush and close; throws std::runtime_error when the final write fails.
   void close();
 
-  std::uint64_t frames() const noexcept { return frames_; }
+  [[nodiscard]] std::uint64_t frames() const noexcept { return frames_; }
 
  private:
   std::string path_;

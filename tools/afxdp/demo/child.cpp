@@ -1,6 +1,6 @@
 #include "demo/child.hpp"
 
-#include <afxdp/detail/socket_option.hpp>
+#include <afxdp/error.hpp>
 
 #include <algorithm>
 #include <array>
@@ -57,18 +57,19 @@ Child::Child(const std::vector<std::string>& args, const std::string& program,
              const std::vector<std::string>& wrapper, OnTimeout on_timeout, Signals signals)
     : on_timeout_(on_timeout) {
   int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) detail::throw_errno(errno, "pipe2");
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw_errno(errno, "pipe2");
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
     const int error = errno;
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);
-    detail::throw_errno(error, "pipe2");
+    throw_errno(error, "pipe2");
   }
   // Through a wrapper the program must be named by its path; alone, it is just "afxdp".
   std::vector<std::string> argv = wrapper;
   argv.push_back(wrapper.empty() ? "afxdp" : program);
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> raw;
+  raw.reserve(argv.size() + 1);
   for (auto& arg : argv) raw.push_back(arg.data());
   raw.push_back(nullptr);
   posix_spawn_file_actions_t actions;
@@ -98,7 +99,7 @@ Child::Child(const std::vector<std::string>& args, const std::string& program,
   if (rc != 0) {
     ::close(out_fd_);
     ::close(err_fd_);
-    detail::throw_errno(rc, "posix_spawn(" + argv.front() + ")");
+    throw_errno(rc, "posix_spawn(" + argv.front() + ")");
   }
   remember(pid_);
 }

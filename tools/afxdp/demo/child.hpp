@@ -47,14 +47,14 @@ class Child {
   // Waits up to timeout_ms for one more complete line on stdout; false on timeout or end.
   bool read_line(std::string& line, int timeout_ms);
 
-  pid_t pid() const noexcept { return pid_; }
+  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
   // How long wait() took from its call to the exit.
-  std::chrono::milliseconds waited() const noexcept { return waited_; }
+  [[nodiscard]] std::chrono::milliseconds waited() const noexcept { return waited_; }
 
-  const std::string& out() const noexcept { return out_; }
-  const std::string& err() const noexcept { return err_; }
+  [[nodiscard]] const std::string& out() const noexcept { return out_; }
+  [[nodiscard]] const std::string& err() const noexcept { return err_; }
   // The first line of stderr, for one-line error messages.
-  std::string first_error_line() const;
+  [[nodiscard]] std::string first_error_line() const;
 
  private:
   bool pump(int timeout_ms);  // reads what is there; false once both pipes are closed

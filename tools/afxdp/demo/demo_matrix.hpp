@@ -60,10 +60,10 @@ struct DemoCpus {
   unsigned app = 1;
   // Two-queue cells: veth puts a sender's frames on rx queue (its CPU mod 2), so queue q's
   // traffic source runs on the CPU of that parity and the queue's thread on the other one.
-  unsigned sender_of_queue(int queue) const {
+  [[nodiscard]] unsigned sender_of_queue(int queue) const {
     return source % 2 == static_cast<unsigned>(queue) % 2 ? source : app;
   }
-  unsigned thread_of_queue(int queue) const {
+  [[nodiscard]] unsigned thread_of_queue(int queue) const {
     return sender_of_queue(queue) == source ? app : source;
   }
 };

@@ -57,7 +57,7 @@ std::string resolve_testpmd(const std::string& program, std::string& why) {
   std::istringstream dirs(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
     if (executable_file(candidate)) return candidate;
   }
   why = program + " is not installed" +
@@ -138,7 +138,7 @@ struct TestpmdBlocks {
     }
   }
   // Seconds from the first block to the last.
-  double seconds() const {
+  [[nodiscard]] double seconds() const {
     return at.size() < 2 ? 0 : std::chrono::duration<double>(at.back() - at.front()).count();
   }
 };

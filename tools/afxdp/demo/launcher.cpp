@@ -31,6 +31,7 @@ int exec_demo(const std::vector<std::string>& args) {
   std::vector<std::string> argv{"afxdp-demo"};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> raw;
+  raw.reserve(argv.size() + 1);
   for (std::string& arg : argv) raw.push_back(arg.data());
   raw.push_back(nullptr);
   if (const std::string self = own_path(); !self.empty()) ::setenv(tool_variable, self.c_str(), 1);

@@ -4,10 +4,12 @@
 #include "demo/demo.hpp"
 #include "subcommands.hpp"
 
+#include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   // The same app as `afxdp`'s, with `demo` alone in it: help and errors read as before.
   CLI::App app{"afxdp: AF_XDP benchmarks and tools", "afxdp"};
   app.require_subcommand(1);
@@ -15,4 +17,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args{"demo"};
   args.insert(args.end(), argv + 1, argv + argc);
   return afxdp::tool::parse_and_run(app, commands, std::move(args));
+} catch (const std::exception& e) {
+  // What parse_and_run does not catch: no memory for the setup, say.
+  std::fprintf(stderr, "afxdp: %s\n", e.what());
+  return 1;
 }

@@ -7,11 +7,11 @@
 #include "common/skeleton.hpp"
 #include "common/thousands.hpp"
 
-#include <afxdp/detail/socket_option.hpp>
-#include <afxdp/detail/unique_fd.hpp>
+#include <afxdp/error.hpp>
 #include <afxdp/interface.hpp>
 #include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
+#include <afxdp/unique_fd.hpp>
 
 #include "gen_tx.skel.h"
 
@@ -97,10 +97,10 @@ using GenProgram = Skeleton<gen_tx, gen_tx__destroy>;
 
 GenProgram load_program() {
   GenProgram skeleton(gen_tx__open());
-  if (!skeleton) detail::throw_errno(errno, "bpf: open the gen_tx program");
+  if (!skeleton) throw_errno(errno, "bpf: open the gen_tx program");
   skeleton->rodata->max_wait_ns = static_cast<std::uint64_t>(max_batch_wait_seconds * 1e9);
   if (const int error = gen_tx__load(skeleton.get()); error != 0) {
-    detail::throw_errno(-error, "bpf: load the gen_tx program");
+    throw_errno(-error, "bpf: load the gen_tx program");
   }
   return skeleton;
 }
@@ -176,8 +176,8 @@ void test_run(GenRun& run, std::uint64_t n) {
   run.longest_run = std::max(run.longest_run, Clock::now() - run_start);
   if (failed) {
     const int error = errno;
-    detail::throw_errno(error, "BPF_PROG_TEST_RUN (XDP live frames) on " + o.interface +
-                                   (error == EINVAL ? " (needs Linux 5.18 or later)" : ""));
+    throw_errno(error, "BPF_PROG_TEST_RUN (XDP live frames) on " + o.interface +
+                           (error == EINVAL ? " (needs Linux 5.18 or later)" : ""));
   }
   run.sent += n;
   if (o.rate == 0) {

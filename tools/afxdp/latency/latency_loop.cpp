@@ -4,9 +4,9 @@
 #include "latency/latency_probe.hpp"
 #include "latency/udp_echo.hpp"
 
-#include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
+#include <afxdp/unique_fd.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -104,7 +104,7 @@ class XskLink {
 class UdpLink {
  public:
   UdpLink(const sockaddr_in& to, std::uint32_t payload, LatencyWait wait)
-      : fd_(detail::UniqueFd::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)),
+      : fd_(UniqueFd::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)),
         buffer_(std::max<std::uint32_t>(payload, 2048)),
         payload_(payload),
         wait_(wait) {
@@ -156,7 +156,7 @@ class UdpLink {
   }
 
  private:
-  detail::UniqueFd fd_;
+  UniqueFd fd_;
   std::vector<std::byte> buffer_;
   std::uint32_t payload_;
   LatencyWait wait_;

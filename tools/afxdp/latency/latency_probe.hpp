@@ -57,17 +57,23 @@ class ProbeBook {
     round_trips_ns_.reserve(count);
   }
 
-  std::uint32_t run() const noexcept { return run_; }
-  std::uint32_t count() const noexcept { return static_cast<std::uint32_t>(state_.size()); }
-  std::uint32_t sent() const noexcept { return sent_; }
-  std::uint64_t received() const noexcept { return round_trips_ns_.size(); }
-  std::uint64_t outstanding() const noexcept { return sent_ - round_trips_ns_.size(); }
-  std::uint64_t duplicates() const noexcept { return duplicates_; }
-  std::uint64_t strays() const noexcept { return strays_; }
+  [[nodiscard]] std::uint32_t run() const noexcept { return run_; }
+  [[nodiscard]] std::uint32_t count() const noexcept {
+    return static_cast<std::uint32_t>(state_.size());
+  }
+  [[nodiscard]] std::uint32_t sent() const noexcept { return sent_; }
+  [[nodiscard]] std::uint64_t received() const noexcept { return round_trips_ns_.size(); }
+  [[nodiscard]] std::uint64_t outstanding() const noexcept {
+    return sent_ - round_trips_ns_.size();
+  }
+  [[nodiscard]] std::uint64_t duplicates() const noexcept { return duplicates_; }
+  [[nodiscard]] std::uint64_t strays() const noexcept { return strays_; }
   std::vector<std::uint64_t>& round_trips_ns() noexcept { return round_trips_ns_; }
 
   // The i-th probe after those sent, stamped now; mark_sent() once it is on its way.
-  Probe next(std::uint32_t i = 0) const noexcept { return {run_, sent_ + i, monotonic_ns()}; }
+  [[nodiscard]] Probe next(std::uint32_t i = 0) const noexcept {
+    return {run_, sent_ + i, monotonic_ns()};
+  }
   void mark_sent(std::uint32_t n) noexcept {
     for (std::uint32_t i = 0; i < n; ++i) state_[sent_ + i] = waiting;
     sent_ += n;

@@ -37,7 +37,7 @@ struct LatencyResult {
   double cpu_seconds = 0;  // this process's, user and system, over the same time
   RoundTrips round_trips;
   std::vector<Bucket> buckets;
-  std::uint64_t lost() const noexcept { return sent - received; }
+  [[nodiscard]] std::uint64_t lost() const noexcept { return sent - received; }
 };
 
 std::string latency_text(const LatencyResult& result);

@@ -2,8 +2,8 @@
 
 #include "common/number_checks.hpp"
 
-#include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/run.hpp>
+#include <afxdp/unique_fd.hpp>
 
 #include <arpa/inet.h>
 #include <cerrno>
@@ -73,7 +73,7 @@ int run_udp_echo(const UdpEchoOptions& o) {
   // SIGINT/SIGTERM interrupt the blocking recvfrom (no SA_RESTART) and end the loop.
   const SignalStop signals;
   const std::string where = endpoint_text(o.address);
-  const auto fd = detail::UniqueFd::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  const auto fd = UniqueFd::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&o.address), sizeof o.address) != 0) {
     throw std::system_error(errno, std::generic_category(), "bind to " + where);
   }

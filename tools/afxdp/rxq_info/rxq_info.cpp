@@ -6,7 +6,7 @@
 #include "common/skeleton.hpp"
 #include "common/thousands.hpp"
 
-#include <afxdp/detail/socket_option.hpp>
+#include <afxdp/error.hpp>
 #include <afxdp/interface.hpp>
 #include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -59,7 +60,7 @@ Snapshot operator-(const Snapshot& a, const Snapshot& b) {
 std::vector<rxq_info_counters> read_percpu(int map_fd, std::uint32_t key, std::size_t cpus) {
   std::vector<rxq_info_counters> values(cpus);
   if (bpf_map_lookup_elem(map_fd, &key, values.data()) != 0) {
-    detail::throw_errno(errno, "bpf_map_lookup_elem(rxq-info statistics)");
+    throw_errno(errno, "bpf_map_lookup_elem(rxq-info statistics)");
   }
   return values;
 }
@@ -79,12 +80,12 @@ rxq_info_counters sum(const std::vector<rxq_info_counters>& values) {
   return total;
 }
 
-std::string per_second(std::uint64_t count, double seconds) {
-  return thousands(static_cast<std::uint64_t>(static_cast<double>(count) / seconds + 0.5));
+std::uint64_t rate(std::uint64_t count, double seconds) {
+  return static_cast<std::uint64_t>(std::llround(static_cast<double>(count) / seconds));
 }
 
-std::uint64_t rate(std::uint64_t count, double seconds) {
-  return static_cast<std::uint64_t>(static_cast<double>(count) / seconds + 0.5);
+std::string per_second(std::uint64_t count, double seconds) {
+  return thousands(rate(count, seconds));
 }
 
 struct Report {
@@ -298,11 +299,11 @@ int run_rxq_info(const RxqInfoOptions& o) {
   report.slots = interface_rx_queues(o.interface);
   if (report.slots == 0) report.slots = 64;  // the driver does not say: the usual maximum
   const int possible = libbpf_num_possible_cpus();
-  if (possible <= 0) detail::throw_errno(-possible, "libbpf_num_possible_cpus");
+  if (possible <= 0) throw_errno(-possible, "libbpf_num_possible_cpus");
   const auto cpus = static_cast<std::size_t>(possible);
 
   Skeleton<rxq_info, rxq_info__destroy> skeleton(rxq_info__open());
-  if (!skeleton) detail::throw_errno(errno, "bpf: open the rxq_info program");
+  if (!skeleton) throw_errno(errno, "bpf: open the rxq_info program");
   skeleton->rodata->action = static_cast<std::uint32_t>(plan.action);
   skeleton->rodata->options = plan.touch == Touch::read      ? RXQ_INFO_READ
                               : plan.touch == Touch::swapmac ? RXQ_INFO_SWAPMAC
@@ -310,16 +311,16 @@ int run_rxq_info(const RxqInfoOptions& o) {
   skeleton->rodata->expected_ifindex = report.ifindex;
   skeleton->rodata->queue_slots = report.slots;
   if (bpf_map__set_max_entries(skeleton->maps.rxq_stats, report.slots + 1) != 0) {
-    detail::throw_errno(errno, "bpf: size the per-queue statistics");
+    throw_errno(errno, "bpf: size the per-queue statistics");
   }
   if (rxq_info__load(skeleton.get()) != 0) {
-    detail::throw_errno(errno, "bpf: load the rxq_info program");
+    throw_errno(errno, "bpf: load the rxq_info program");
   }
   if (redirect_ifindex != 0) {
     const std::uint32_t key = 0;
     if (bpf_map_update_elem(bpf_map__fd(skeleton->maps.redirect_port), &key, &redirect_ifindex,
                             BPF_ANY) != 0) {
-      detail::throw_errno(errno, "devmap insert of " + o.redirect_to);
+      throw_errno(errno, "devmap insert of " + o.redirect_to);
     }
   }
 

@@ -17,7 +17,7 @@ Verdict SwapMacs::operator()(Frame& frame) const noexcept {
   return Verdict::drop;  // shorter than an Ethernet header: nothing to send back
 }
 
-void l2fwd_loop(Queue& q, std::stop_token stop, const QueueContext& c) {
+void l2fwd_loop(Queue& q, const std::stop_token& stop, const QueueContext& c) {
   while (!stop.stop_requested()) {
     const std::uint32_t claimed = c.budget.claim(c.options.batch);
     if (claimed == 0) break;  // -C reached
@@ -29,7 +29,7 @@ void l2fwd_loop(Queue& q, std::stop_token stop, const QueueContext& c) {
   if (!stop.stop_requested()) q.drain(std::chrono::seconds(1));
 }
 
-void l2fwd_packets_loop(Queue& q, std::stop_token stop, const QueueContext& c) {
+void l2fwd_packets_loop(Queue& q, const std::stop_token& stop, const QueueContext& c) {
   while (!stop.stop_requested()) {
     const std::uint32_t claimed = c.budget.claim(c.options.batch);
     if (claimed == 0) break;

@@ -16,6 +16,6 @@ struct SwapMacs {
   Verdict operator()(Packet& packet) const noexcept { return (*this)(packet[0]); }
 };
 
-void l2fwd_loop(Queue& queue, std::stop_token stop, const QueueContext& context);
+void l2fwd_loop(Queue& queue, const std::stop_token& stop, const QueueContext& context);
 
 }  // namespace afxdp::tool

@@ -6,7 +6,7 @@
 
 namespace afxdp::tool {
 
-void rxdrop_loop(Queue& q, std::stop_token stop, const QueueContext& c) {
+void rxdrop_loop(Queue& q, const std::stop_token& stop, const QueueContext& c) {
   while (!stop.stop_requested()) {
     const std::uint32_t claimed = c.budget.claim(c.options.batch);
     if (claimed == 0) return;  // -C reached
@@ -17,7 +17,7 @@ void rxdrop_loop(Queue& q, std::stop_token stop, const QueueContext& c) {
 }
 
 // -F: whole packets; -C and the batch count packets, a chain never split.
-void rxdrop_packets_loop(Queue& q, std::stop_token stop, const QueueContext& c) {
+void rxdrop_packets_loop(Queue& q, const std::stop_token& stop, const QueueContext& c) {
   while (!stop.stop_requested()) {
     const std::uint32_t claimed = c.budget.claim(c.options.batch);
     if (claimed == 0) return;

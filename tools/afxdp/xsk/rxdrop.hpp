@@ -9,6 +9,6 @@ namespace afxdp::tool {
 Command add_rxdrop(CLI::App& parent);
 
 // One queue's loop (exposed for tests).
-void rxdrop_loop(Queue& queue, std::stop_token stop, const QueueContext& context);
+void rxdrop_loop(Queue& queue, const std::stop_token& stop, const QueueContext& context);
 
 }  // namespace afxdp::tool

@@ -25,7 +25,7 @@ constexpr std::uint64_t max_capture_bytes = std::uint64_t{1} << 30;
 class TokenBucket {
  public:
   TokenBucket(double rate, std::uint32_t burst) : rate_(rate), burst_(burst), last_(Clock::now()) {}
-  bool limited() const noexcept { return rate_ > 0; }
+  [[nodiscard]] bool limited() const noexcept { return rate_ > 0; }
   // Packets that may go now (at most `wanted`).
   std::uint32_t available(std::uint32_t wanted) noexcept {
     const auto now = Clock::now();
@@ -36,7 +36,7 @@ class TokenBucket {
   }
   void spend(std::uint32_t n) noexcept { tokens_ -= n; }
   // How long until one more packet may go.
-  std::chrono::duration<double> until_next() const noexcept {
+  [[nodiscard]] std::chrono::duration<double> until_next() const noexcept {
     return std::chrono::duration<double>(tokens_ >= 1 ? 0.0 : (1.0 - tokens_) / rate_);
   }
 
@@ -130,7 +130,7 @@ void idle_until_token(Queue& q, const TokenBucket& bucket) {
 
 // -F with -s beyond a frame: each packet is a chain of frames, copied in per packet (each
 // fragment holds other bytes, so they cannot be written once).
-void txpush_chains_loop(Queue& q, std::stop_token stop, const QueueContext& c,
+void txpush_chains_loop(Queue& q, const std::stop_token& stop, const QueueContext& c,
                         const std::vector<std::uint8_t>& packet) {
   const BenchOptions& o = c.options;
   TokenBucket bucket(c.rate, o.batch);
@@ -168,10 +168,11 @@ void txpush_chains_loop(Queue& q, std::stop_token stop, const QueueContext& c,
 
 }  // namespace
 
-void txpush_loop(Queue& q, std::stop_token stop, const QueueContext& c, const TxFrames& frames) {
+void txpush_loop(Queue& q, const std::stop_token& stop, const QueueContext& c,
+                 const TxFrames& frames) {
   const BenchOptions& o = c.options;
   if (frames.replay.empty() && frames.packet.size() > o.frame_size) {
-    return txpush_chains_loop(q, std::move(stop), c, frames.packet);
+    return txpush_chains_loop(q, stop, c, frames.packet);
   }
   TokenBucket bucket(c.rate, o.batch);
   const bool replaying = !frames.replay.empty();
@@ -218,8 +219,8 @@ Command add_txpush(CLI::App& parent) {
             const TxFrames frames = tx_frames(*options);
             return run_benchmark(
                 *options,
-                [&](Queue& q, std::stop_token stop, const QueueContext& c) {
-                  txpush_loop(q, std::move(stop), c, frames);
+                [&](Queue& q, const std::stop_token& stop, const QueueContext& c) {
+                  txpush_loop(q, stop, c, frames);
                 },
                 [&](Port& port) {
                   // A packet of one frame is written once; chains are copied in per packet.

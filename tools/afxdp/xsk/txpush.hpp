@@ -23,7 +23,7 @@ struct TxFrames {
 // The frames -s/-G/-H/... or --pcap ask for (reads the capture; throws on a bad one).
 TxFrames tx_frames(const BenchOptions& options);
 
-void txpush_loop(Queue& queue, std::stop_token stop, const QueueContext& context,
+void txpush_loop(Queue& queue, const std::stop_token& stop, const QueueContext& context,
                  const TxFrames& frames);
 
 }  // namespace afxdp::tool

@@ -138,8 +138,8 @@ class Ticker {
     return true;
   }
 
-  bool lost_interface() const noexcept { return lost_interface_; }
-  Clock::time_point start() const noexcept { return start_; }
+  [[nodiscard]] bool lost_interface() const noexcept { return lost_interface_; }
+  [[nodiscard]] Clock::time_point start() const noexcept { return start_; }
 
  private:
   void report() {
@@ -233,7 +233,7 @@ int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
   std::exception_ptr failure;
   try {
     run_per_queue(
-        port, [&](Queue& q, std::stop_token stop) { loop(q, std::move(stop), context); },
+        port, [&](Queue& q, const std::stop_token& stop) { loop(q, stop, context); },
         RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()},
                   .stop_on_signals = false,  // `signals` above, since the start
                   .on_tick = [&ticker] { return ticker.tick(); },

@@ -39,7 +39,9 @@ class PacketBudget {
   void refund(std::uint32_t n) noexcept {
     if (limited_) left_.fetch_add(n, std::memory_order_relaxed);
   }
-  bool exhausted() const noexcept { return limited_ && left_.load(std::memory_order_relaxed) == 0; }
+  [[nodiscard]] bool exhausted() const noexcept {
+    return limited_ && left_.load(std::memory_order_relaxed) == 0;
+  }
 
  private:
   bool limited_;
@@ -56,7 +58,7 @@ struct QueueContext {
   std::chrono::milliseconds idle_timeout{0};
 };
 
-using QueueLoop = std::function<void(Queue&, std::stop_token, const QueueContext&)>;
+using QueueLoop = std::function<void(Queue&, const std::stop_token&, const QueueContext&)>;
 
 // The Port the options ask for (pure: unit-tested).
 PortConfig port_config(const BenchOptions& options);

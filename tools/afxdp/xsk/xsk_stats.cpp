@@ -102,15 +102,20 @@ void Reporter::print(const SocketLabel& socket, const Sample& delta, const Sampl
   std::fprintf(out_, "\n sock%u@%s:%u %s %s%s\n", socket.index, socket.interface.c_str(),
                socket.queue, benchmark, mode_.c_str(), options_.use_poll ? " poll()" : "");
   std::fprintf(out_, "%-18s%-17s%-17s%.2f\n", "", "pps", "pkts", s);
-  row(out_, "rx", per_second(rx_packets(delta.app), s), rx_packets(total.app));
-  if (options_.frags) row(out_, "rx frags", per_second(delta.app.rx, s), total.app.rx);
-  row(out_, options_.frags ? "tx frags" : "tx", per_second(delta.app.tx, s), total.app.tx);
-  if (options_.extra_stats) text_xdp(out_, xdp_per_second(delta.xdp, s), total.xdp);
-  if (options_.app_stats) {
-    row(out_, "syscalls", per_second(delta.app.syscalls, s), total.app.syscalls);
-    row(out_, "empty polls", per_second(delta.app.empty_polls, s), total.app.empty_polls);
-  }
+  text_rows(delta, s, total);
   std::fflush(out_);
+}
+
+void Reporter::text_rows(const Sample& counted, double seconds, const Sample& total) const {
+  const auto rate = [seconds](std::uint64_t n) { return per_second(n, seconds); };
+  row(out_, "rx", rate(rx_packets(counted.app)), rx_packets(total.app));
+  if (options_.frags) row(out_, "rx frags", rate(counted.app.rx), total.app.rx);
+  row(out_, options_.frags ? "tx frags" : "tx", rate(counted.app.tx), total.app.tx);
+  if (options_.extra_stats) text_xdp(out_, xdp_per_second(counted.xdp, seconds), total.xdp);
+  if (options_.app_stats) {
+    row(out_, "syscalls", rate(counted.app.syscalls), total.app.syscalls);
+    row(out_, "empty polls", rate(counted.app.empty_polls), total.app.empty_polls);
+  }
 }
 
 void Reporter::summary(const std::vector<Sample>& totals, double seconds,
@@ -167,14 +172,7 @@ void Reporter::text_summary(const Sample& sum, std::size_t sockets, double secon
                benchmark_name(options_.benchmark), options_.interface.c_str(), mode_.c_str(),
                sockets, seconds);
   std::fprintf(out_, "%-18s%-17s%s\n", "", "pps (average)", "pkts");
-  row(out_, "rx", per_second(rx_packets(sum.app), seconds), rx_packets(sum.app));
-  if (options_.frags) row(out_, "rx frags", per_second(sum.app.rx, seconds), sum.app.rx);
-  row(out_, options_.frags ? "tx frags" : "tx", per_second(sum.app.tx, seconds), sum.app.tx);
-  if (options_.extra_stats) text_xdp(out_, xdp_per_second(sum.xdp, seconds), sum.xdp);
-  if (options_.app_stats) {
-    row(out_, "syscalls", per_second(sum.app.syscalls, seconds), sum.app.syscalls);
-    row(out_, "empty polls", per_second(sum.app.empty_polls, seconds), sum.app.empty_polls);
-  }
+  text_rows(sum, seconds, sum);
   if (sum.app.invalid_chains != 0) {
     std::fprintf(out_, "%-18s%s rx chain(s) longer than 18 descriptors or with a refused one\n",
                  "invalid chains", thousands(sum.app.invalid_chains).c_str());

@@ -5,7 +5,7 @@
 
 #include "xsk/xsk_options.hpp"
 
-#include <afxdp/detail/cache_line.hpp>
+#include <afxdp/cache_line.hpp>
 #include <afxdp/statistics.hpp>
 
 #include <atomic>
@@ -49,7 +49,7 @@ struct AppCounts {
 
 // Written by one queue thread only (a relaxed load and store, no read-modify-write), read by the
 // statistics thread.
-struct alignas(detail::cache_line) Counters {
+struct alignas(cache_line) Counters {
   std::atomic<std::uint64_t> rx{0};
   std::atomic<std::uint64_t> tx{0};
   std::atomic<std::uint64_t> syscalls{0};
@@ -59,7 +59,7 @@ struct alignas(detail::cache_line) Counters {
   static void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) noexcept {
     counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
-  AppCounts read() const noexcept {
+  [[nodiscard]] AppCounts read() const noexcept {
     return {rx.load(std::memory_order_relaxed), tx.load(std::memory_order_relaxed),
             syscalls.load(std::memory_order_relaxed), empty_polls.load(std::memory_order_relaxed),
             refused.load(std::memory_order_relaxed)};
@@ -108,8 +108,11 @@ class Reporter {
                     const LedgerTotals& ledger) const;
   void text_summary(const Sample& sum, std::size_t sockets, double seconds,
                     const LedgerTotals& ledger) const;
+  // The text rows of an interval and of the summary: rates of `counted` over `seconds`, then
+  // the totals in `total`.
+  void text_rows(const Sample& counted, double seconds, const Sample& total) const;
   // rx as the reader counts it: whole packets with -F, else descriptors (the same then).
-  std::uint64_t rx_packets(const AppCounts& a) const noexcept {
+  [[nodiscard]] std::uint64_t rx_packets(const AppCounts& a) const noexcept {
     return options_.frags ? a.packets : a.rx;
   }
   const BenchOptions& options_;

@@ -4,6 +4,6 @@
 
 #include <cstddef>
 
-namespace afxdp::detail {
+namespace afxdp {
 inline constexpr std::size_t cache_line = 64;
-}
+}  // namespace afxdp

@@ -1,0 +1,14 @@
+// The library's error policy, for code beside it too: the control path throws std::system_error
+// naming the call and the object ("setsockopt(XDP_UMEM_REG) on veth0 queue 3: ..."), bad
+// configuration std::invalid_argument naming the field and the rule; the data path never throws.
+#pragma once
+
+#include <string>
+
+namespace afxdp {
+
+// Throws std::system_error(error, std::generic_category(), what): `error` is an errno value
+// (pass errno right after the call, or -rc for calls that return -errno, as libbpf's do).
+[[noreturn]] void throw_errno(int error, const std::string& what);
+
+}  // namespace afxdp
