@@ -227,8 +227,11 @@ std::vector<Row> latency_rows(const std::string& i) {
       {"--cpu", {s, "-i", i, "--cpu", "4000"}, {"--cpu", "CPU 4000"}},
       {"--cpu", {s, "-i", i, "--cpu", "x"}, {"--cpu", "'x'"}},
       {"--json", {s, "-i", i, "--json", "--rate", "0"}, {"--rate", "0"}},
-      {"--spin-before-sleep", {s, "-i", i, "--spin-before-sleep=-1"}, {"--spin-before-sleep", "-1"}},
-      {"--spin-before-sleep", {s, "-i", i, "--wait", "busy-poll", "--spin-before-sleep", "5"},
+      {"--spin-before-sleep",
+       {s, "-i", i, "--spin-before-sleep=-1"},
+       {"--spin-before-sleep", "-1"}},
+      {"--spin-before-sleep",
+       {s, "-i", i, "--wait", "busy-poll", "--spin-before-sleep", "5"},
        {"--spin-before-sleep", "busy-poll"}},
       flag(s, i, "--skb"),
       flag(s, i, "--json"),
@@ -476,9 +479,11 @@ std::map<std::string, std::vector<Row>> table(const std::string& a, const std::s
   add("rxdrop", bench_rows("rxdrop", b));
   add("rxdrop", bench_boundary_rows("rxdrop", b));
   add("l2fwd", bench_rows("l2fwd", b));
-  add("l2fwd", {{"--spin-before-sleep", {"l2fwd", "-i", b, "--spin-before-sleep=-1", "-d", "1"},
+  add("l2fwd", {{"--spin-before-sleep",
+                 {"l2fwd", "-i", b, "--spin-before-sleep=-1", "-d", "1"},
                  {"--spin-before-sleep", "-1"}},
-                {"--spin-before-sleep", {"l2fwd", "-i", b, "--spin-before-sleep", "2e6", "-d", "1"},
+                {"--spin-before-sleep",
+                 {"l2fwd", "-i", b, "--spin-before-sleep", "2e6", "-d", "1"},
                  {"--spin-before-sleep", "2e6"}}});
   add("l2fwd", bench_boundary_rows("l2fwd", b));
   add("txpush", bench_rows("txpush", a));
