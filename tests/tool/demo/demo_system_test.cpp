@@ -68,17 +68,36 @@ std::string app_cpu() {
   return usable.size() >= 2 ? std::to_string(usable[1]) : "none";
 }
 
+// An executable script in /tmp, removed with the object: a stand-in for a program the demo runs.
+class ScriptFile {
+ public:
+  ScriptFile(const char* name_template, const std::string& text) {
+    std::string name = name_template;
+    const int fd = ::mkstemp(name.data());
+    path_ = name;
+    ::close(fd);
+    std::ofstream(path_) << text;
+    ::chmod(path_.c_str(), 0755);
+  }
+  ScriptFile(const ScriptFile&) = delete;
+  ScriptFile& operator=(const ScriptFile&) = delete;
+  ~ScriptFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 // A stand-in for xdpsock (the real one is not in Debian): checks that the demo pinned it to the
 // application's CPU and gave it the cell's flags and an interface that exists, then prints one
 // block in xdpsock's format, or fails with a message as xdpsock would.
-class FakeXdpsock {
+class FakeXdpsock : public ScriptFile {
  public:
-  explicit FakeXdpsock(bool fail) {
-    char name[] = "/tmp/afxdp-fake-xdpsock.XXXXXX";
-    const int fd = ::mkstemp(name);
-    path_ = name;
-    ::close(fd);
-    std::ofstream script(path_);
+  explicit FakeXdpsock(bool fail) : ScriptFile("/tmp/afxdp-fake-xdpsock.XXXXXX", text(fail)) {}
+
+ private:
+  static std::string text(bool fail) {
+    std::ostringstream script;
     script << "#!/bin/sh\n"
               "[ \"$(taskset -pc $$ | sed 's/.*: //')\" = "
            << app_cpu()
@@ -96,14 +115,8 @@ class FakeXdpsock {
       script << "printf ' sock0@%s:0 rxdrop xdp-drv\\n   pps   pkts   1.00\\n"
                 "rx   1,234,000   1,234,000\\ntx   0   0\\n' \"$3\"\n";
     }
-    script.close();
-    ::chmod(path_.c_str(), 0755);
+    return script.str();
   }
-  ~FakeXdpsock() { std::remove(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
 };
 
 std::vector<std::string> reference_demo(const std::string& reference) {
@@ -196,38 +209,26 @@ TEST(DemoSystem, TestpmdRunsBesideOurCellAndItsRateIsRead) {
 
 namespace {
 
-// A stand-in for testpmd that counts 100,000 packets a second: a statistics block each second as
-// testpmd prints them, and on SIGTERM, as testpmd does after finishing its statistics loop's
-// sleep, totals far above that.
-class FakeTestpmd {
+// A stand-in for testpmd that counts 100,000 packets a second: a statistics block about each
+// second as testpmd prints them (the count from its clock, so a late block is no slower), and on
+// SIGTERM, as testpmd does after finishing its statistics loop's sleep, totals far above that.
+class FakeTestpmd : public ScriptFile {
  public:
-  FakeTestpmd() {
-    char name[] = "/tmp/afxdp-fake-testpmd.XXXXXX";
-    const int fd = ::mkstemp(name);
-    path_ = name;
-    ::close(fd);
-    std::ofstream script(path_);
-    script << "#!/bin/bash\n"
-              "trap 'echo Telling cores to stop...; "
-              "echo \"  +++ Accumulated forward statistics for all ports+++\"; "
-              "echo \"  RX-packets: 900000000  RX-dropped: 0  RX-total: 900000000\"; "
-              "echo \"  TX-packets: 900000000  TX-dropped: 0  TX-total: 900000000\"; exit 0' TERM\n"
-              "k=0\n"
-              "while :; do\n"
-              "  printf '  #### NIC statistics for port 0  ####\\n  RX-packets: %d  RX-missed: 0\\n"
-              "  TX-packets: %d  TX-errors: 0\\n  Rx-pps: 0\\n  Tx-pps: 0\\n' $((k * 100000)) $((k "
-              "* 100000))\n"
-              "  k=$((k + 1))\n"
-              "  sleep 1 & wait $!\n"
-              "done\n";
-    script.close();
-    ::chmod(path_.c_str(), 0755);
-  }
-  ~FakeTestpmd() { std::remove(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  FakeTestpmd()
+      : ScriptFile(
+            "/tmp/afxdp-fake-testpmd.XXXXXX",
+            "#!/bin/bash\n"
+            "trap 'echo Telling cores to stop...; "
+            "echo \"  +++ Accumulated forward statistics for all ports+++\"; "
+            "echo \"  RX-packets: 900000000  RX-dropped: 0  RX-total: 900000000\"; "
+            "echo \"  TX-packets: 900000000  TX-dropped: 0  TX-total: 900000000\"; exit 0' TERM\n"
+            "start=$(date +%s%N)\n"
+            "while :; do\n"
+            "  n=$((($(date +%s%N) - start) / 10000))\n"  // 100,000 a second, however late
+            "  printf '  #### NIC statistics for port 0  ####\\n  RX-packets: %d  RX-missed: 0\\n"
+            "  TX-packets: %d  TX-errors: 0\\n  Rx-pps: 0\\n  Tx-pps: 0\\n' $n $n\n"
+            "  sleep 1 & wait $!\n"
+            "done\n") {}
 };
 
 }  // namespace
