@@ -10,8 +10,6 @@
 
 namespace afxdp::detail {
 
-using ::afxdp::throw_errno;  // the name the tests still use
-
 template <class T>
 void set_option(int fd, int level, int name, const T& value, const char* name_text,
                 const std::string& context = {}) {

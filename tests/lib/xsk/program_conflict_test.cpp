@@ -4,9 +4,9 @@
 #include "system_test.hpp"
 #include "xsk_fixture.hpp"
 
-#include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/interface.hpp>
 #include <afxdp/socket.hpp>
+#include <afxdp/unique_fd.hpp>
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
 
@@ -58,7 +58,7 @@ TEST_P(NetlinkProgram, RefusedWithoutReplaceAndReplacedWithIt) {
   {
     // Another tool's program, attached the old way (netlink, no bpf_link), as
     // `ip link set dev X xdp obj ...` would.
-    const afxdp::detail::UniqueFd pass = afxdp::test::load_pass_program();
+    const afxdp::UniqueFd pass = afxdp::test::load_pass_program();
     ASSERT_EQ(bpf_xdp_attach(static_cast<int>(ifindex), pass.get(), GetParam(), nullptr), 0);
   }  // netlink keeps the program attached after our fd closes
   const std::uint32_t other = afxdp::attached_xdp_program(ifindex);

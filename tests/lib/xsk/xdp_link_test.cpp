@@ -38,7 +38,7 @@ TEST(XdpLink, AttachesAndDetachesWithItsOwner) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const unsigned ifindex = afxdp::interface_index(veth.b());
-  const afxdp::detail::UniqueFd program = afxdp::test::load_pass_program();
+  const afxdp::UniqueFd program = afxdp::test::load_pass_program();
   std::uint32_t link_id = 0;
   {
     const afxdp::XdpLink link(veth.b(), program.get(), {.mode = afxdp::AttachMode::skb});
@@ -59,7 +59,7 @@ TEST(XdpLink, AttachesAndDetachesWithItsOwner) {
 TEST(XdpLink, SecondAttachIsRefusedNamingTheInterface) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  const afxdp::detail::UniqueFd program = afxdp::test::load_pass_program();
+  const afxdp::UniqueFd program = afxdp::test::load_pass_program();
   const afxdp::XdpLink first(veth.b(), program.get(), {.mode = afxdp::AttachMode::native});
   ::testing::internal::CaptureStderr();  // the library does not log, libbpf included
   for (const afxdp::AttachMode mode : {afxdp::AttachMode::native, afxdp::AttachMode::skb}) {
@@ -86,7 +86,7 @@ TEST(XdpLink, MovedLinkKeepsTheProgramAttached) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const unsigned ifindex = afxdp::interface_index(veth.b());
-  const afxdp::detail::UniqueFd program = afxdp::test::load_pass_program();
+  const afxdp::UniqueFd program = afxdp::test::load_pass_program();
   {
     afxdp::XdpLink first(veth.b(), program.get(), {.mode = afxdp::AttachMode::skb});
     const std::uint32_t id = first.program_id();
@@ -102,7 +102,7 @@ TEST(XdpLink, MovedLinkKeepsTheProgramAttached) {
 
 TEST(XdpLink, MissingInterfaceIsNamed) {
   AFXDP_REQUIRE_SYSTEM();
-  const afxdp::detail::UniqueFd program = afxdp::test::load_pass_program();
+  const afxdp::UniqueFd program = afxdp::test::load_pass_program();
   try {
     const afxdp::XdpLink link("nosuchif0", program.get());
     ADD_FAILURE() << "attached to a missing interface";

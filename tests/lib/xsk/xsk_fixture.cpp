@@ -11,7 +11,7 @@ constexpr std::uint8_t ethertype_high = 0x88;  // 0x88B5, the type lab::test_fra
 constexpr std::uint8_t ethertype_low = 0xB5;
 }  // namespace
 
-detail::UniqueFd load_pass_program() {
+UniqueFd load_pass_program() {
   const bpf_insn program[] = {
       {.code = BPF_ALU64 | BPF_MOV | BPF_K,
        .dst_reg = BPF_REG_0,
@@ -22,7 +22,7 @@ detail::UniqueFd load_pass_program() {
   };
   const int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "pass", "GPL", program, 2, nullptr);
   if (fd < 0) errno = -fd;
-  return detail::UniqueFd::adopt(fd, "bpf_prog_load(XDP_PASS)");
+  return UniqueFd::adopt(fd, "bpf_prog_load(XDP_PASS)");
 }
 
 void Tally::add(const std::uint8_t* frame, std::size_t length) {

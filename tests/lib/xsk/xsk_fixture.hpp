@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/mac_address.hpp>
 #include <afxdp/socket.hpp>
+#include <afxdp/unique_fd.hpp>
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
 
@@ -38,7 +38,7 @@ struct CopyModeName {
 };
 
 // A loaded XDP program that only returns XDP_PASS: someone else's program on the interface.
-detail::UniqueFd load_pass_program();
+UniqueFd load_pass_program();
 
 // Lengths vary with the sequence so that a frame truncated or mixed up with another shows.
 inline std::size_t test_length(std::uint32_t sequence) { return 60 + (sequence * 37U) % 1400U; }

@@ -1,7 +1,7 @@
 #include "lab.hpp"
 
-#include <afxdp/detail/socket_option.hpp>
-#include <afxdp/detail/unique_fd.hpp>
+#include <afxdp/error.hpp>
+#include <afxdp/unique_fd.hpp>
 
 #include <atomic>
 #include <cerrno>
@@ -23,15 +23,15 @@ namespace afxdp::lab {
 
 void enter_private_network() {
   if (::unshare(CLONE_NEWNET | CLONE_NEWNS) != 0) {
-    detail::throw_errno(errno, "unshare(CLONE_NEWNET | CLONE_NEWNS)");
+    throw_errno(errno, "unshare(CLONE_NEWNET | CLONE_NEWNS)");
   }
   // Keep our mounts to ourselves, then mount a sysfs that belongs to the new network namespace.
   if (::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    detail::throw_errno(errno, "mount(/, MS_PRIVATE)");
+    throw_errno(errno, "mount(/, MS_PRIVATE)");
   }
   ::umount2("/sys", MNT_DETACH);
   if (::mount("sysfs", "/sys", "sysfs", 0, nullptr) != 0) {
-    detail::throw_errno(errno, "mount(sysfs, /sys)");
+    throw_errno(errno, "mount(sysfs, /sys)");
   }
   run({"ip", "link", "set", "lo", "up"});
 }
@@ -41,7 +41,7 @@ void run(const std::vector<std::string>& argv) {
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   int err_pipe[2];
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) detail::throw_errno(errno, "pipe2");
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) throw_errno(errno, "pipe2");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
@@ -122,15 +122,15 @@ std::string unique_prefix() {
 namespace afxdp::lab {
 
 PacketSocket::PacketSocket(const std::string& interface)
-    : fd_(detail::UniqueFd::socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL))),
+    : fd_(UniqueFd::socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL))),
       ifindex_(static_cast<int>(::if_nametoindex(interface.c_str()))) {
-  if (ifindex_ == 0) detail::throw_errno(ENODEV, "interface " + interface + " does not exist");
+  if (ifindex_ == 0) throw_errno(ENODEV, "interface " + interface + " does not exist");
   sockaddr_ll address{};
   address.sll_family = AF_PACKET;
   address.sll_protocol = htons(ETH_P_ALL);
   address.sll_ifindex = ifindex_;
   if (::bind(fd_.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-    detail::throw_errno(errno, "bind(AF_PACKET) on " + interface);
+    throw_errno(errno, "bind(AF_PACKET) on " + interface);
   }
 }
 
@@ -197,9 +197,9 @@ void set_gro(const std::string& interface, bool on) {
   ifreq request{};
   std::strncpy(request.ifr_name, interface.c_str(), IFNAMSIZ - 1);
   request.ifr_data = reinterpret_cast<char*>(&value);
-  auto fd = detail::UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
+  auto fd = UniqueFd::socket(AF_INET, SOCK_DGRAM, 0);
   if (::ioctl(fd.get(), SIOCETHTOOL, &request) != 0) {
-    detail::throw_errno(errno, "ETHTOOL_SGRO on " + interface);
+    throw_errno(errno, "ETHTOOL_SGRO on " + interface);
   }
 }
 

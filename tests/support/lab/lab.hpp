@@ -3,10 +3,10 @@
 // leaves it; no interface outside it is touched.
 #pragma once
 
-#include <afxdp/detail/unique_fd.hpp>
 #include <afxdp/interface.hpp>  // mac_address, to address test frames
 #include <afxdp/mac_address.hpp>
 #include <afxdp/privilege.hpp>
+#include <afxdp/unique_fd.hpp>
 
 #include <cstdint>
 #include <string>
@@ -59,7 +59,7 @@ class PacketSocket {
   int fd() const noexcept { return fd_.get(); }
 
  private:
-  detail::UniqueFd fd_;
+  UniqueFd fd_;
   int ifindex_ = 0;
 };
 

@@ -4,8 +4,8 @@
 // its name tells our interface's threads from those of a same-named one elsewhere.
 #include "lab.hpp"
 
-#include <afxdp/detail/socket_option.hpp>
-#include <afxdp/detail/unique_fd.hpp>
+#include <afxdp/error.hpp>
+#include <afxdp/unique_fd.hpp>
 
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -75,12 +75,12 @@ void transact(int fd, Request& request, const std::string& what,
               const std::function<void(std::uint16_t, const char*, std::size_t)>& on_attribute) {
   const std::vector<char>& message = request.finish();
   if (::send(fd, message.data(), message.size(), 0) != static_cast<ssize_t>(message.size())) {
-    detail::throw_errno(errno, "send(" + what + ")");
+    throw_errno(errno, "send(" + what + ")");
   }
   std::vector<char> buffer(1 << 16);
   for (;;) {
     const ssize_t n = ::recv(fd, buffer.data(), buffer.size(), 0);
-    if (n < 0) detail::throw_errno(errno, "recv(" + what + ")");
+    if (n < 0) throw_errno(errno, "recv(" + what + ")");
     const auto received = static_cast<std::size_t>(n);
     bool done = false;
     for (std::size_t at = 0; at + sizeof(nlmsghdr) <= received;) {
@@ -93,7 +93,7 @@ void transact(int fd, Request& request, const std::string& what,
       if (header.nlmsg_type == NLMSG_ERROR) {
         nlmsgerr error{};
         std::memcpy(&error, payload, std::min(length, sizeof error));
-        if (error.error != 0) detail::throw_errno(-error.error, what);
+        if (error.error != 0) throw_errno(-error.error, what);
         done = true;
       } else if (header.nlmsg_type != NLMSG_DONE) {
         for (std::size_t a = align4(sizeof(genlmsghdr)); a + sizeof(nlattr) <= length;) {
@@ -122,7 +122,7 @@ std::uint16_t netdev_family(int fd) {
                std::memcpy(&family, data, sizeof family);
              }
            });
-  if (family == 0) detail::throw_errno(ENOENT, "generic netlink family netdev");
+  if (family == 0) throw_errno(ENOENT, "generic netlink family netdev");
   return family;
 }
 
@@ -130,8 +130,8 @@ std::uint16_t netdev_family(int fd) {
 
 std::vector<int> napi_thread_pids(const std::string& interface) {
   const unsigned ifindex = ::if_nametoindex(interface.c_str());
-  if (ifindex == 0) detail::throw_errno(ENODEV, "interface " + interface + " does not exist");
-  auto fd = detail::UniqueFd::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+  if (ifindex == 0) throw_errno(ENODEV, "interface " + interface + " does not exist");
+  auto fd = UniqueFd::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
   Request request(netdev_family(fd.get()), netdev_cmd_napi_get, NLM_F_DUMP);
   const std::uint32_t index = ifindex;
   request.attribute(netdev_a_napi_ifindex, &index, sizeof index);
