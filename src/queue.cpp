@@ -275,9 +275,7 @@ bool Queue::spin_until_ready(std::chrono::nanoseconds timeout) noexcept {
   do {
     for (int i = 0; i < 16; ++i) {  // the clock costs more than a look at the ring
       if (rx_ready()) return true;
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
+      IdleWait::pause();
     }
     if (tx_in_flight_ != 0) complete();
   } while (std::chrono::steady_clock::now() < until);

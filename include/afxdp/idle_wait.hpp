@@ -41,9 +41,7 @@ class IdleWait {
   // many that paid is no reason to stop waiting.
   bool give_up_cpu() noexcept {
     if (++checks_ < limit_) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();  // a spinning hyperthread leaves its sibling the core
-#endif
+      pause();
       return false;
     }
     checks_ = 0;
@@ -57,6 +55,12 @@ class IdleWait {
   [[nodiscard]] std::uint32_t window() const noexcept { return window_; }
   [[nodiscard]] std::uint32_t probe_gap() const noexcept { return probe_gap_; }
   static void yield() noexcept { ::sched_yield(); }
+  // One beat of a spin: a spinning hyperthread leaves its sibling the core.
+  static void pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
 
  private:
   std::uint32_t checks_ = 0;  // empty re-checks in the current window
