@@ -16,3 +16,18 @@ TEST(Child, WaitReadsTheOutputAfterExitedReaped) {
   EXPECT_EQ(child.out(), "out\n");
   EXPECT_EQ(child.err(), "err\n");
 }
+
+// A reference program's reason is its last non-blank line, stderr first: libbpf's and EAL's notes
+// come before it, a blank line may come after it.
+TEST(Child, LastErrorLineIsTheLastNonBlankLineOfStderrElseStdout) {
+  afxdp::tool::Child both(
+      {"-c", "echo 'libbpf: note' >&2; echo '  the reason' >&2; echo >&2; echo out"}, "/bin/sh");
+  ASSERT_EQ(both.wait(2000), 0);
+  EXPECT_EQ(both.last_error_line(), "the reason");
+  afxdp::tool::Child out_only({"-c", "echo first; echo 'EAL: last'; echo '   '"}, "/bin/sh");
+  ASSERT_EQ(out_only.wait(2000), 0);
+  EXPECT_EQ(out_only.last_error_line(), "EAL: last");
+  afxdp::tool::Child silent({"-c", "exit 3"}, "/bin/sh");
+  EXPECT_EQ(silent.wait(2000), 3);
+  EXPECT_EQ(silent.last_error_line(), "");
+}

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -209,6 +210,25 @@ int Child::wait(int timeout_ms) {
 std::string Child::first_error_line() const {
   const auto end = err_.find('\n');
   return err_.substr(0, end);
+}
+
+namespace {
+
+std::string last_nonblank_line(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line, found;
+  while (std::getline(lines, line)) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) found = line;
+  }
+  const auto start = found.find_first_not_of(" \t");
+  return start == std::string::npos ? found : found.substr(start);
+}
+
+}  // namespace
+
+std::string Child::last_error_line() const {
+  std::string line = last_nonblank_line(err_);
+  return line.empty() ? last_nonblank_line(out_) : line;
 }
 
 }  // namespace afxdp::tool

@@ -55,6 +55,10 @@ class Child {
   [[nodiscard]] const std::string& err() const noexcept { return err_; }
   // The first line of stderr, for one-line error messages.
   [[nodiscard]] std::string first_error_line() const;
+  // Its last line with something on it, leading blanks stripped, from stderr or else stdout (""
+  // when both are blank): a program that is not ours (xdpsock, testpmd) prints its reason last,
+  // after libbpf's or EAL's notes.
+  [[nodiscard]] std::string last_error_line() const;
 
  private:
   bool pump(int timeout_ms);  // reads what is there; false once both pipes are closed

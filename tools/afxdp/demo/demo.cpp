@@ -189,13 +189,6 @@ void check_testpmd(DemoOptions& options) {
   if (!why.empty()) throw CLI::ValidationError("--reference-dpdk", why);
 }
 
-// The last line of `text` with something on it (xdpsock's reason comes after libbpf's notes).
-std::string last_line(const std::string& text) {
-  return last_line_where(text, [](const std::string& line) {
-    return line.find_first_not_of(" \t") != std::string::npos;
-  });
-}
-
 // What every cell of one demo run shares.
 struct DemoRun {
   const lab::VethPair& veth;
@@ -242,7 +235,7 @@ void measure_reference(DemoCell& cell, const Child* app, int code, const lab::Ve
   if (app == nullptr) return;
   double pps = 0;
   if (code != 0 || !xdpsock_rate(app->out(), cell.benchmark == "rxdrop" ? "rx" : "tx", pps)) {
-    cell.error = "xdpsock: " + (code != 0 ? last_line(app->err()) : "no statistics in its output");
+    cell.error = "xdpsock: " + (code != 0 ? app->last_error_line() : "no statistics in its output");
     return;
   }
   cell.mpps = pps / 1e6;

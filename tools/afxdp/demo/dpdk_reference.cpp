@@ -22,17 +22,6 @@ bool executable_file(const std::string& path) {
          ::access(path.c_str(), X_OK) == 0;
 }
 
-// The last line of `text` with something on it ("" when none).
-std::string last_line(const std::string& text) {
-  std::istringstream lines(text);
-  std::string line, found;
-  while (std::getline(lines, line)) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) found = line;
-  }
-  const auto start = found.find_first_not_of(" \t");
-  return start == std::string::npos ? found : found.substr(start);
-}
-
 // EAL makes its runtime directory, /var/run/dpdk/<prefix>, even with --no-shconf, and leaves it
 // (empty) at exit: ours is named, so that it can be removed after.
 constexpr const char* testpmd_prefix = "afxdp-demo";
@@ -154,8 +143,7 @@ void forward_until(Child& app, TestpmdBlocks& blocks,
 }
 
 std::string testpmd_error(Child& app, int code) {
-  const std::string why =
-      last_line(app.err()).empty() ? last_line(app.out()) : last_line(app.err());
+  const std::string why = app.last_error_line();
   return "testpmd: " + (why.empty() ? "exit code " + std::to_string(code) : why);
 }
 
