@@ -50,7 +50,7 @@ std::string resolve_testpmd(const std::string& program, std::string& why) {
     if (executable_file(candidate)) return candidate;
   }
   why = program + " is not installed" +
-        (program == default_testpmd ? " (Debian: apt-get install dpdk)" : " (not found in PATH)");
+        (program == default_testpmd ? " (Debian: apt-get install dpdk-dev)" : " (not found in PATH)");
   return {};
 }
 
