@@ -124,4 +124,28 @@ TEST(PortOpen, WaitSleepsInPollForLessThanAMillisecond) {
   EXPECT_EQ(q.error(), 0);
 }
 
+// Busy polling changes how wait() re-checks (a recvfrom(), which runs the driver's poll, each
+// time), not whether it sleeps: nothing arrives, so a window of busy polls ends in one poll().
+// It used to return after one recvfrom() whatever the timeout, so that a one-core receiver never
+// gave its CPU to the NAPI thread that had to deliver to it.
+TEST(PortOpen, WaitWithBusyPollPollsTheDriverThenSleeps) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  Port port = Port::open(veth.b(), {.frames_per_queue = 256, .ring_size = 128, .busy_poll = true});
+  afxdp::Queue& q = port.queues()[0];
+  bool slept = false;
+  for (int attempt = 0; attempt < 10 && !slept; ++attempt) {
+    q.receive([](std::span<afxdp::Frame>) {});  // the peer's IPv6 chatter, if any, first
+    const afxdp::QueueStats before = q.stats();
+    if (!q.wait(std::chrono::microseconds(300))) {
+      slept = true;
+      const afxdp::QueueStats waited = q.stats() - before;
+      EXPECT_EQ(waited.polls, 1U);
+      EXPECT_GT(waited.wakeups, 1U);
+    }
+  }
+  EXPECT_TRUE(slept);
+  EXPECT_EQ(q.error(), 0);
+}
+
 }  // namespace
