@@ -258,7 +258,8 @@ TEST(DemoOptions, ReferenceDpdkWithoutTestpmdIsOneLine) {
     what = e.what();
   }
   ::setenv("PATH", saved.c_str(), 1);
-  EXPECT_EQ(what, "--reference-dpdk: dpdk-testpmd is not installed (Debian: apt-get install dpdk-dev)");
+  EXPECT_EQ(what,
+            "--reference-dpdk: dpdk-testpmd is not installed (Debian: apt-get install dpdk-dev)");
 }
 
 // A path instead of the default: taken when it is an executable file, one line when it is not.

@@ -49,8 +49,9 @@ std::string resolve_testpmd(const std::string& program, std::string& why) {
     std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
     if (executable_file(candidate)) return candidate;
   }
-  why = program + " is not installed" +
-        (program == default_testpmd ? " (Debian: apt-get install dpdk-dev)" : " (not found in PATH)");
+  why =
+      program + " is not installed" +
+      (program == default_testpmd ? " (Debian: apt-get install dpdk-dev)" : " (not found in PATH)");
   return {};
 }
 
