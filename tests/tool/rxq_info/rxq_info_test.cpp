@@ -107,9 +107,9 @@ class Capture {
     sent_done_ = true;
     thread_.join();
   }
-  std::size_t received() const { return sequences_.size(); }
-  const afxdp::MacAddress& last_dst() const { return last_dst_; }
-  const afxdp::MacAddress& last_src() const { return last_src_; }
+  [[nodiscard]] std::size_t received() const { return sequences_.size(); }
+  [[nodiscard]] const afxdp::MacAddress& last_dst() const { return last_dst_; }
+  [[nodiscard]] const afxdp::MacAddress& last_src() const { return last_src_; }
 
  private:
   std::set<std::uint32_t> sequences_;
@@ -133,8 +133,8 @@ class RxqInfo {
     tool_.terminate();
     return tool_.wait(30000);
   }
-  const afxdp::test::Child& tool() const { return tool_; }
-  Totals totals() const { return parse_summary(summary_line(tool_.out())); }
+  [[nodiscard]] const afxdp::test::Child& tool() const { return tool_; }
+  [[nodiscard]] Totals totals() const { return parse_summary(summary_line(tool_.out())); }
 
  private:
   static std::vector<std::string> make_args(const std::string& interface,

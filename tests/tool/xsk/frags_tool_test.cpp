@@ -33,7 +33,7 @@ using namespace std::chrono_literals;
 class FragsTool : public ::testing::TestWithParam<const char*> {
  protected:
   // "" (native) or "-S"; an empty argument is left out.
-  std::vector<std::string> with_mode(std::vector<std::string> args) const {
+  [[nodiscard]] std::vector<std::string> with_mode(std::vector<std::string> args) const {
     if (std::string(GetParam()) == "-S") args.push_back("-S");
     return args;
   }
