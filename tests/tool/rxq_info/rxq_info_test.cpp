@@ -122,7 +122,7 @@ class Capture {
 // frames went through its XDP program (veth counts rx_packets after the program ran).
 class RxqInfo {
  public:
-  explicit RxqInfo(const std::string& interface, std::vector<std::string> extra = {})
+  explicit RxqInfo(const std::string& interface, const std::vector<std::string>& extra = {})
       : interface_(interface), tool_(start_tool(make_args(interface, extra))) {
     before_ = interface_counter(interface, "rx_packets");
   }
@@ -262,7 +262,7 @@ TEST(RxqInfo, TwoQueuesBothCount) {
     });
   }
   for (auto& t : senders) t.join();
-  ASSERT_EQ(rxq.stop_after(2 * frames), 0) << rxq.tool().err();
+  ASSERT_EQ(rxq.stop_after(std::uint64_t{2} * frames), 0) << rxq.tool().err();
   const Totals t = rxq.totals();
   EXPECT_EQ(t.total, 2 * frames) << "rx_packets " << interface_counter(veth.b(), "rx_packets")
                                  << " rx_dropped " << interface_counter(veth.b(), "rx_dropped")
