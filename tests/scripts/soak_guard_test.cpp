@@ -13,9 +13,8 @@ namespace {
 TEST(SoakGuard, RefusesTheVariableInItsParentsNamespace) {
   AFXDP_REQUIRE_SYSTEM();
   // This test process is in a private namespace (system_main), so nothing outside is at risk.
-  afxdp::tool::Child soak(
-      {"AFXDP_SOAK_INSIDE=1", AFXDP_SOURCE_DIR "/scripts/soak", "1", "/bin/false", "1"},
-      "/usr/bin/env");
+  const std::string script = AFXDP_SOURCE_DIR "/scripts/soak";
+  afxdp::tool::Child soak({"AFXDP_SOAK_INSIDE=1", script, "1", "/bin/false", "1"}, "/usr/bin/env");
   const int code = soak.wait(30000);
   EXPECT_NE(code, 0);
   EXPECT_NE(soak.err().find("not a private network"), std::string::npos) << soak.err();

@@ -23,7 +23,7 @@ class HugepageReservation {
   HugepageReservation& operator=(const HugepageReservation&) = delete;
 
   // Empty when the pages are free; otherwise why not (for GTEST_SKIP).
-  const std::string& failure() const noexcept { return failure_; }
+  [[nodiscard]] const std::string& failure() const noexcept { return failure_; }
 
   // Where the previous count waits while a reservation holds a raised one.
   static const char* journal_path() noexcept;

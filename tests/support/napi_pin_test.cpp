@@ -96,8 +96,10 @@ TEST(NapiPin, LeavesSameNamedThreadsOfOtherNamespaces) {
   for (const int pid : theirs) ::sched_setaffinity(pid, sizeof cpu0, &cpu0);
   const int pinned = afxdp::lab::pin_napi_threads(veth.b(), 1);
   std::vector<bool> theirs_kept;
+  theirs_kept.reserve(theirs.size());
   for (const int pid : theirs) theirs_kept.push_back(only_on(pid, 0));
   std::vector<bool> ours_moved;
+  ours_moved.reserve(ours.size());
   for (const int pid : ours) ours_moved.push_back(only_on(pid, 1));
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);

@@ -31,7 +31,7 @@ struct Mode {
 
 class FragsPort : public ::testing::TestWithParam<Mode> {
  protected:
-  afxdp::PortConfig config() const {
+  [[nodiscard]] afxdp::PortConfig config() const {
     return {.frames_per_queue = 2048,
             .bind = GetParam().bind,
             .attach = GetParam().attach,

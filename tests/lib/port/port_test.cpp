@@ -47,7 +47,7 @@ struct Refused {
 TEST(PortOpen, RefusesNamingInterfaceQueueAndFieldAndLeavesNothing) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  const std::string b = veth.b();
+  const std::string& b = veth.b();
   const std::vector<Refused> cases = {
       {"missing interface", b + "x", {}, {b + "x", "does not exist"}},
       {"queue out of range", b, {.queues = {3}}, {b, "queue 3", "queues"}},

@@ -27,7 +27,7 @@ TEST(RunPerQueue, RunsEveryQueueOnItsOwnThreadUntilStopped) {
   std::atomic<int> ticks{0};
   afxdp::run_per_queue(
       lb.port(),
-      [&](Queue&, std::stop_token stop) {
+      [&](Queue&, const std::stop_token& stop) {
         ++started;
         while (!stop.stop_requested()) std::this_thread::yield();
       },
@@ -42,7 +42,7 @@ TEST(RunPerQueue, TheFirstFailureIsRethrownNamingInterfaceAndQueue) {
   Loopback lb({.queues = 2, .frames_per_queue = 16, .ring_size = 16});
   std::atomic<bool> other_stopped{false};
   try {
-    afxdp::run_per_queue(lb.port(), [&](Queue& q, std::stop_token stop) {
+    afxdp::run_per_queue(lb.port(), [&](Queue& q, const std::stop_token& stop) {
       if (q.id() == 1) throw std::runtime_error("handler failed");
       while (!stop.stop_requested()) std::this_thread::yield();
       other_stopped = true;
@@ -60,7 +60,7 @@ TEST(RunPerQueue, SigtermStopsTheRunAndNeverReachesAQueueThread) {
   std::atomic<int> blocked{0};
   afxdp::run_per_queue(
       lb.port(),
-      [&](Queue&, std::stop_token stop) {
+      [&](Queue&, const std::stop_token& stop) {
         sigset_t mask;
         pthread_sigmask(SIG_SETMASK, nullptr, &mask);
         if (sigismember(&mask, SIGTERM) == 1 && sigismember(&mask, SIGINT) == 1) ++blocked;
@@ -87,7 +87,7 @@ TEST(RunPerQueue, AThreadThatCannotStartIsOneErrorNotAnAbort) {
     const rlimit one{1, 1};  // this process alone: no thread may start
     ::setrlimit(RLIMIT_NPROC, &one);
     try {
-      afxdp::run_per_queue(lb.port(), [](Queue&, std::stop_token stop) {
+      afxdp::run_per_queue(lb.port(), [](Queue&, const std::stop_token& stop) {
         while (!stop.stop_requested()) std::this_thread::yield();
       });
     } catch (const std::system_error& e) {

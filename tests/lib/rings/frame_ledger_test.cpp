@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 using afxdp::FrameLedger;
 using afxdp::FramePlace;
 
@@ -39,7 +41,7 @@ TEST(FrameLedger, AFrameGivenTwiceIsAnError) {
 
 TEST(FrameLedger, AnAddressOutsideTheUmemIsAnError) {
   FrameLedger ledger(4, 2048);
-  ledger.move(4 * 2048, FramePlace::fill, FramePlace::application);
+  ledger.move(std::uint64_t{4} * 2048, FramePlace::fill, FramePlace::application);
   EXPECT_EQ(ledger.errors(), 1U);
   EXPECT_NE(ledger.first_error().find("outside the UMEM"), std::string::npos);
   EXPECT_EQ(ledger.count(FramePlace::free), 4U);

@@ -31,7 +31,7 @@ TEST(ProducerRing, NothingIsVisibleBeforeSubmit) {
   Kernel kernel(8, near_wrap);
   FillRing fill(kernel.layout());
   ASSERT_EQ(fill.reserve(4), 4U);
-  for (std::uint32_t i = 0; i < 4; ++i) fill.at(i) = 0x1000U * (i + 1);
+  for (std::uint32_t i = 0; i < 4; ++i) fill.at(i) = std::uint64_t{0x1000} * (i + 1);
   EXPECT_EQ(kernel.producer(), near_wrap);
   EXPECT_EQ(kernel.available(), 0U);
   EXPECT_TRUE(kernel.consume(8).empty());
@@ -115,7 +115,7 @@ TEST(ProducerRing, TxDescriptorsArriveWhole) {
   TxRing tx(kernel.layout());
   ASSERT_EQ(tx.reserve(3), 3U);
   for (std::uint32_t i = 0; i < 3; ++i)
-    tx.at(i) = xdp_desc{.addr = 4096U * i, .len = 60 + i, .options = 0};
+    tx.at(i) = xdp_desc{.addr = __u64{4096} * i, .len = 60 + i, .options = 0};
   tx.submit(3);
   const auto got = kernel.consume(4);
   ASSERT_EQ(got.size(), 3U);

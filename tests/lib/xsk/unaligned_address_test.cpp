@@ -36,11 +36,11 @@ TEST(UnalignedAddress, AlignedAddressesAreAreaOffsetsAsTheyAre) {
 }
 
 TEST(UnalignedAddress, UnalignedRxAddressesAddTheOffsetToTheBase) {
-  EXPECT_EQ(resolve_address(rx_address(3000 * 5, 256), true), 3000U * 5 + 256);
+  EXPECT_EQ(resolve_address(rx_address(std::uint64_t{3000} * 5, 256), true), 3000U * 5 + 256);
   EXPECT_EQ(resolve_address(rx_address(0, 256), true), 256U);
   EXPECT_EQ(resolve_address(rx_address(12345, 0xFFFF), true), 12345U + 0xFFFF);
   // A plain address (offset 0: what txpush submits, so what its completions carry) is itself.
-  EXPECT_EQ(resolve_address(3000 * 9, true), 3000U * 9);
+  EXPECT_EQ(resolve_address(std::uint64_t{3000} * 9, true), 3000U * 9);
 }
 
 TEST(UnalignedAddress, TheLargestUnalignedAddressDoesNotWrap) {
@@ -54,7 +54,7 @@ TEST(UnalignedAddress, ChunkMaskGivesTheFillAddressBack) {
   // Aligned: the frame's start, whatever the offset inside it.
   EXPECT_EQ((4096 * 3 + 256) & chunk_mask({.frame_size = 4096}), 4096U * 3);
   EXPECT_EQ((2048 * 3 + 2047) & chunk_mask({.frame_size = 2048}), 2048U * 3);
-  EXPECT_EQ((2048 * 3) & chunk_mask({.frame_size = 2048}), 2048U * 3);
+  EXPECT_EQ((std::uint64_t{2048} * 3) & chunk_mask({.frame_size = 2048}), 2048U * 3);
   // Unaligned: the base the chunk was lent at, not rounded to anything, for any frame size.
   for (const std::uint32_t size : {2048U, 3000U, 4096U, 9000U}) {
     SCOPED_TRACE(size);

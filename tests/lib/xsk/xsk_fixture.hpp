@@ -61,16 +61,16 @@ class Tally {
     if (bad_descriptors_++ == 0) first_bad_ = what;
   }
 
-  std::uint32_t unique() const noexcept { return unique_; }
-  std::uint32_t duplicates() const noexcept { return duplicates_; }
-  std::uint32_t corrupt() const noexcept { return corrupt_; }
-  std::uint32_t others() const noexcept { return others_; }
-  bool complete() const noexcept { return unique_ == seen_.size(); }
-  bool clean() const noexcept {
+  [[nodiscard]] std::uint32_t unique() const noexcept { return unique_; }
+  [[nodiscard]] std::uint32_t duplicates() const noexcept { return duplicates_; }
+  [[nodiscard]] std::uint32_t corrupt() const noexcept { return corrupt_; }
+  [[nodiscard]] std::uint32_t others() const noexcept { return others_; }
+  [[nodiscard]] bool complete() const noexcept { return unique_ == seen_.size(); }
+  [[nodiscard]] bool clean() const noexcept {
     return duplicates_ == 0 && corrupt_ == 0 && out_of_range_ == 0 && bad_descriptors_ == 0;
   }
   // "9990 of 10000 unique, 0 duplicates, ... first missing 17", for failure messages.
-  std::string summary() const;
+  [[nodiscard]] std::string summary() const;
 
  private:
   std::vector<std::uint8_t> seen_;
@@ -105,7 +105,7 @@ class Receiver {
   // Take up to `max` descriptors; returns how many there were.
   std::uint32_t drain(Tally& tally, std::uint32_t max = 64);
   // Frames waiting for room on the fill ring.
-  std::size_t waiting() const noexcept { return waiting_.size(); }
+  [[nodiscard]] std::size_t waiting() const noexcept { return waiting_.size(); }
 
  private:
   void refill();
@@ -119,7 +119,7 @@ class StallGuard {
  public:
   explicit StallGuard(std::chrono::milliseconds idle) : idle_(idle) { progress(); }
   void progress() { last_ = std::chrono::steady_clock::now(); }
-  bool stalled() const { return std::chrono::steady_clock::now() - last_ > idle_; }
+  [[nodiscard]] bool stalled() const { return std::chrono::steady_clock::now() - last_ > idle_; }
 
  private:
   std::chrono::milliseconds idle_;

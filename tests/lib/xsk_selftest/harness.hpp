@@ -115,25 +115,27 @@ class Sender {
   // the frames of those the kernel did not complete (the tx ring must be consumed).
   void finish(int ms = 50);
 
-  bool all_queued() const noexcept { return next_ == stream_.size(); }
-  std::size_t next() const noexcept { return next_; }
+  [[nodiscard]] bool all_queued() const noexcept { return next_ == stream_.size(); }
+  [[nodiscard]] std::size_t next() const noexcept { return next_; }
   // Packets the kernel has taken from the tx ring (refreshes its consumer index).
   std::size_t consumed() { return next_ - socket_.tx().outstanding(); }
   // Valid descriptors not completed yet (on the tx ring, in the kernel or on the completion ring).
-  std::uint32_t awaiting() const noexcept { return awaiting_valid_; }
-  bool all_completed() const noexcept { return awaiting_valid_ == 0; }
-  std::uint32_t sent_valid() const noexcept { return sent_valid_; }
-  std::uint32_t sent_invalid() const noexcept { return sent_invalid_; }
-  std::uint32_t completed_invalid() const noexcept { return completed_invalid_; }
-  std::uint32_t free_frames() const noexcept { return static_cast<std::uint32_t>(free_.size()); }
-  std::uint32_t frames() const noexcept { return frames_; }
+  [[nodiscard]] std::uint32_t awaiting() const noexcept { return awaiting_valid_; }
+  [[nodiscard]] bool all_completed() const noexcept { return awaiting_valid_ == 0; }
+  [[nodiscard]] std::uint32_t sent_valid() const noexcept { return sent_valid_; }
+  [[nodiscard]] std::uint32_t sent_invalid() const noexcept { return sent_invalid_; }
+  [[nodiscard]] std::uint32_t completed_invalid() const noexcept { return completed_invalid_; }
+  [[nodiscard]] std::uint32_t free_frames() const noexcept {
+    return static_cast<std::uint32_t>(free_.size());
+  }
+  [[nodiscard]] std::uint32_t frames() const noexcept { return frames_; }
   // Frames the application took back without a completion (invalid descriptors, in finish()).
-  std::uint32_t reclaimed() const noexcept { return reclaimed_; }
+  [[nodiscard]] std::uint32_t reclaimed() const noexcept { return reclaimed_; }
   // Completions of an odd address that came back one lower (the kernel's defect, see .cpp).
-  std::uint32_t odd_completed_even() const noexcept { return odd_completed_even_; }
+  [[nodiscard]] std::uint32_t odd_completed_even() const noexcept { return odd_completed_even_; }
   // The kernel's verdict we expect for packet i (the raw layer's tx_descriptor_fault).
-  bool valid(std::size_t i) const;
-  const std::string& error() const noexcept { return error_; }
+  [[nodiscard]] bool valid(std::size_t i) const;
+  [[nodiscard]] const std::string& error() const noexcept { return error_; }
   Socket& socket() noexcept { return socket_; }
 
  private:
@@ -182,16 +184,18 @@ class Receiver {
   // back to the fill ring.
   std::uint32_t receive(std::uint32_t max);
 
-  bool done() const noexcept { return next_ == expected_.size(); }
+  [[nodiscard]] bool done() const noexcept { return next_ == expected_.size(); }
   // How many of the sequences before `sequence` this receiver expects.
-  std::uint32_t expected_before(std::size_t sequence) const;
-  std::uint32_t received() const noexcept { return static_cast<std::uint32_t>(next_); }
+  [[nodiscard]] std::uint32_t expected_before(std::size_t sequence) const;
+  [[nodiscard]] std::uint32_t received() const noexcept {
+    return static_cast<std::uint32_t>(next_);
+  }
   // Sequences of the stream up to and including the last one received.
-  std::size_t passed() const noexcept {
+  [[nodiscard]] std::size_t passed() const noexcept {
     return next_ == 0 ? 0 : std::size_t{expected_[next_ - 1]} + 1;
   }
-  std::uint32_t lent() const noexcept { return lent_; }
-  const std::string& error() const noexcept { return error_; }
+  [[nodiscard]] std::uint32_t lent() const noexcept { return lent_; }
+  [[nodiscard]] const std::string& error() const noexcept { return error_; }
   Socket& socket() noexcept { return socket_; }
 
  private:

@@ -9,7 +9,7 @@ namespace afxdp::conformance {
 namespace {
 
 // Two UMEMs of 2048 frames of up to 4096 bytes: 8 MiB each.
-constexpr long pages = 2 * 4;
+constexpr long pages = 2L * 4;
 
 #define RESERVE_HUGEPAGES()                          \
   afxdp::test::HugepageReservation hugepages(pages); \

@@ -38,6 +38,7 @@ void enter_private_network() {
 
 void run(const std::vector<std::string>& argv) {
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   int err_pipe[2];
@@ -155,7 +156,7 @@ std::size_t PacketSocket::receive(std::vector<std::uint8_t>& buffer, int timeout
 namespace {
 constexpr std::uint16_t test_ethertype = 0x88B5;
 std::uint8_t pattern(std::uint32_t sequence, std::size_t offset) {
-  return static_cast<std::uint8_t>(sequence * 31U + offset * 7U);
+  return static_cast<std::uint8_t>(std::size_t{sequence} * 31U + offset * 7U);
 }
 }  // namespace
 

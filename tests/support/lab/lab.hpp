@@ -31,9 +31,9 @@ class VethPair {
   VethPair(const VethPair&) = delete;
   ~VethPair();
 
-  const std::string& a() const noexcept { return a_; }
-  const std::string& b() const noexcept { return b_; }
-  std::uint32_t queues() const noexcept { return queues_; }
+  [[nodiscard]] const std::string& a() const noexcept { return a_; }
+  [[nodiscard]] const std::string& b() const noexcept { return b_; }
+  [[nodiscard]] std::uint32_t queues() const noexcept { return queues_; }
 
  private:
   std::string a_, b_;
@@ -56,7 +56,7 @@ class PacketSocket {
   bool send(const std::uint8_t* frame, std::size_t length);
   // Receive one frame into `buffer`, waiting up to timeout_ms; returns its length, 0 on timeout.
   std::size_t receive(std::vector<std::uint8_t>& buffer, int timeout_ms);
-  int fd() const noexcept { return fd_.get(); }
+  [[nodiscard]] int fd() const noexcept { return fd_.get(); }
 
  private:
   UniqueFd fd_;

@@ -46,7 +46,7 @@ TEST(UdpFrame, FieldsAndChecksums) {
       EXPECT_EQ(std::size_t(ip[2] << 8 | ip[3]), size - at - 2);
       EXPECT_EQ(sum16(ip, 20), 0xFFFFU);
       const std::uint8_t* udp = ip + 20;
-      const std::uint32_t udp_length = udp[4] << 8 | udp[5];
+      const auto udp_length = static_cast<std::uint32_t>(udp[4] << 8 | udp[5]);
       EXPECT_EQ(udp_length, size - at - 22);
       const std::uint32_t pseudo = 0x0A00 + 0x0001 + 0x0A00 + 0x0002 + 17 + udp_length;
       EXPECT_EQ(sum16(udp, udp_length, pseudo), 0xFFFFU) << size << (vlan ? " vlan" : "");

@@ -24,6 +24,7 @@ const std::string latency_line =
 TEST(DemoLatency, RowsAreOursThenTheKernelsThenXdpsocks) {
   const auto rows = afxdp::tool::demo_latency_rows(false);
   std::vector<std::string> names;
+  names.reserve(rows.size());
   for (const LatencyRow& row : rows) names.push_back(afxdp::tool::latency_row_name(row));
   EXPECT_EQ(names,
             (std::vector<std::string>{"afxdp l2fwd, spin", "afxdp l2fwd, poll()",

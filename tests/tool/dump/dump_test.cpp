@@ -32,6 +32,7 @@ constexpr std::size_t frame_length = 128;
 pid_t spawn_tool(std::vector<std::string> args, const std::string& out = "") {
   args.insert(args.begin(), AFXDP_TOOL_PATH);
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;

@@ -107,9 +107,9 @@ class Capture {
     sent_done_ = true;
     thread_.join();
   }
-  std::size_t received() const { return sequences_.size(); }
-  const afxdp::MacAddress& last_dst() const { return last_dst_; }
-  const afxdp::MacAddress& last_src() const { return last_src_; }
+  [[nodiscard]] std::size_t received() const { return sequences_.size(); }
+  [[nodiscard]] const afxdp::MacAddress& last_dst() const { return last_dst_; }
+  [[nodiscard]] const afxdp::MacAddress& last_src() const { return last_src_; }
 
  private:
   std::set<std::uint32_t> sequences_;
@@ -122,7 +122,7 @@ class Capture {
 // frames went through its XDP program (veth counts rx_packets after the program ran).
 class RxqInfo {
  public:
-  explicit RxqInfo(const std::string& interface, std::vector<std::string> extra = {})
+  explicit RxqInfo(const std::string& interface, const std::vector<std::string>& extra = {})
       : interface_(interface), tool_(start_tool(make_args(interface, extra))) {
     before_ = interface_counter(interface, "rx_packets");
   }
@@ -133,8 +133,8 @@ class RxqInfo {
     tool_.terminate();
     return tool_.wait(30000);
   }
-  const afxdp::test::Child& tool() const { return tool_; }
-  Totals totals() const { return parse_summary(summary_line(tool_.out())); }
+  [[nodiscard]] const afxdp::test::Child& tool() const { return tool_; }
+  [[nodiscard]] Totals totals() const { return parse_summary(summary_line(tool_.out())); }
 
  private:
   static std::vector<std::string> make_args(const std::string& interface,
@@ -262,7 +262,7 @@ TEST(RxqInfo, TwoQueuesBothCount) {
     });
   }
   for (auto& t : senders) t.join();
-  ASSERT_EQ(rxq.stop_after(2 * frames), 0) << rxq.tool().err();
+  ASSERT_EQ(rxq.stop_after(std::uint64_t{2} * frames), 0) << rxq.tool().err();
   const Totals t = rxq.totals();
   EXPECT_EQ(t.total, 2 * frames) << "rx_packets " << interface_counter(veth.b(), "rx_packets")
                                  << " rx_dropped " << interface_counter(veth.b(), "rx_dropped")

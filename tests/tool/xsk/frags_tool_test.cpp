@@ -33,7 +33,7 @@ using namespace std::chrono_literals;
 class FragsTool : public ::testing::TestWithParam<const char*> {
  protected:
   // "" (native) or "-S"; an empty argument is left out.
-  std::vector<std::string> with_mode(std::vector<std::string> args) const {
+  [[nodiscard]] std::vector<std::string> with_mode(std::vector<std::string> args) const {
     if (std::string(GetParam()) == "-S") args.push_back("-S");
     return args;
   }
@@ -142,7 +142,8 @@ void expect_one_line_failure(const std::vector<std::string>& args, const std::st
 TEST(FragsBadInput, OneLineEachNothingAttached) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth = afxdp::test::jumbo_veth();
-  const std::string a = veth.a(), b = veth.b();
+  const std::string& a = veth.a();
+  const std::string& b = veth.b();
   // Frames too small for MTU 9000 without -F: said before anything is attached.
   expect_one_line_failure({"rxdrop", "-i", b, "-d", "1"}, "use -F", b);
   expect_one_line_failure({"l2fwd", "-i", b, "-S", "-d", "1"}, "MTU 9000", b);

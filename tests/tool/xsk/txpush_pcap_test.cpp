@@ -85,7 +85,7 @@ TEST_F(TxpushPcap, SeveralQueuesShareOneReadOfStandardInput) {
     EXPECT_NE(std::find(frames_.begin(), frames_.end(), buffer), frames_.end());
     ++got;
   }
-  EXPECT_EQ(got, 2U * 2U * frames_.size());  // two queues, twice through the capture
+  EXPECT_EQ(got, frames_.size() * 2 * 2);  // two queues, twice through the capture
 }
 
 }  // namespace
