@@ -246,9 +246,9 @@ bool Queue::wait(std::chrono::nanoseconds timeout) noexcept {
   }
   if (rx_ == nullptr) return false;
   if (rx_ready()) return true;
-  // Busy polling re-checks through recvfrom(), which runs the driver's NAPI poll here: once at
-  // least, then on each re-check of the window. When the window ends empty the CPU goes away as
-  // without it: on one core the kernel's NAPI thread needs it to deliver anything.
+  // Busy polling: one recvfrom(), which runs the driver's NAPI poll here, then the same window
+  // and the same sleep or yield as without it (on one core the kernel's NAPI thread needs the
+  // CPU to deliver anything).
   if (busy_poll_) {
     wake_rx();
     if (rx_ready()) return true;
@@ -257,7 +257,6 @@ bool Queue::wait(std::chrono::nanoseconds timeout) noexcept {
   // as soon as the kernel is done with it, not after the next batch arrives (a forwarder's
   // fill ring runs short otherwise).
   while (!idle_.give_up_cpu()) {
-    if (busy_poll_) wake_rx();
     if (tx_in_flight_ != 0) complete();
     if (rx_ready()) return true;
   }

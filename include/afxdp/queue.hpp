@@ -272,9 +272,9 @@ class Queue {
   // Wait for received frames: kick unsent tx first (never sleeps while frames wait for a kick),
   // re-check the ring for an adaptive while (and spin_before_sleep), then sleep in poll() up to
   // `timeout` (to the nanosecond: a paced sender's next turn may be microseconds away; negative: no
-  // limit); with a zero timeout yield the CPU instead. With busy-poll each re-check is a
-  // recvfrom(), which runs the driver's poll, and the sleep or yield still follows a window that
-  // ended empty. True when there is something to do.
+  // limit); with a zero timeout yield the CPU instead. With busy-poll one recvfrom(), which runs
+  // the driver's poll, comes first; the window and the sleep or yield follow as without it. True
+  // when there is something to do.
   bool wait(std::chrono::nanoseconds timeout) noexcept;
   // How long wait() keeps re-checking rx (and collecting completions) before it gives the CPU
   // away (poll(), or the yield of a zero timeout), beyond the adaptive window:
