@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
-#include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -215,11 +214,9 @@ std::string Child::first_error_line() const {
 namespace {
 
 std::string last_nonblank_line(const std::string& text) {
-  std::istringstream lines(text);
-  std::string line, found;
-  while (std::getline(lines, line)) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) found = line;
-  }
+  const std::string found = last_line_where(text, [](const std::string& line) {
+    return line.find_first_not_of(" \t\r") != std::string::npos;
+  });
   const auto start = found.find_first_not_of(" \t");
   return start == std::string::npos ? found : found.substr(start);
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <sstream>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -76,5 +77,16 @@ class Child {
 
 // Every child started by Child and still alive: killed by kill_all_children (signal handlers).
 void kill_all_children() noexcept;
+
+// The last line of a program's output for which `wanted(line)` holds ("" when none does).
+template <class Wanted>
+std::string last_line_where(const std::string& text, Wanted wanted) {
+  std::istringstream lines(text);
+  std::string line, found;
+  while (std::getline(lines, line)) {
+    if (wanted(line)) found = line;
+  }
+  return found;
+}
 
 }  // namespace afxdp::tool

@@ -85,17 +85,6 @@ void set_busy_poll_sysfs(const lab::VethPair& veth, bool on) {
   }
 }
 
-// The last line of `text` for which `wanted(line)` holds ("" when none does).
-template <class Wanted>
-std::string last_line_where(const std::string& text, Wanted wanted) {
-  std::istringstream lines(text);
-  std::string line, found;
-  while (std::getline(lines, line)) {
-    if (wanted(line)) found = line;
-  }
-  return found;
-}
-
 // The last line of `out` that carries "summary".
 std::string summary_line(const std::string& out) {
   return last_line_where(
