@@ -86,6 +86,11 @@ TEST(ReliabilitySignals, L2fwdAtRandomMoments) {
 // caught up on the lines it missed would print a burst of them back to back, each covering next to
 // no time, and a reader waiting for "two intervals without a change" would stop it before its
 // workers ran again (the failure this test came from: tools/afxdp/common/report_schedule.hpp).
+// The first line after the stop covers the stop. The four after it together cover the time from
+// its print to the fourth's: on cadence that is 0.4 s less the first one's lateness (under an
+// interval), so more than 0.3 s; a burst covers next to nothing. One line alone may cover less
+// than an interval when the one before it was late (the cadence is kept), so no line is judged
+// alone.
 void no_burst_after_a_stop(const std::vector<std::string>& args, const char* interval_key) {
   Child tool = start_tool(args);
   std::string line;
@@ -93,14 +98,15 @@ void no_burst_after_a_stop(const std::vector<std::string>& args, const char* int
   tool.signal(SIGSTOP);
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
   tool.signal(SIGCONT);
-  // The first line after the stop covers it; every one after that covers a whole interval (0.1 s;
-  // 0.09 leaves room for the printed value's rounding).
   ASSERT_TRUE(tool.read_line(line, 5000)) << tool.err();
+  double covered = 0;
+  std::string lines;
   for (int i = 0; i < 4; ++i) {
     ASSERT_TRUE(tool.read_line(line, 5000)) << tool.err();
-    const double seconds = afxdp::test::json_number(line, interval_key);
-    EXPECT_GE(seconds, 0.09) << "line " << i << " after the stop: " << line;
+    covered += afxdp::test::json_number(line, interval_key);
+    lines += line + "\n";
   }
+  EXPECT_GT(covered, 0.3) << "the four lines after the stop's:\n" << lines;
   tool.signal(SIGTERM);
   EXPECT_EQ(tool.wait(15000), 0) << tool.err();
 }
