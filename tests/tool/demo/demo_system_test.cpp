@@ -248,7 +248,10 @@ TEST(DemoSystem, TestpmdsRateIsItsCountBetweenBlocks) {
   const std::string testpmd = out.substr(out.find("\"tool\":\"dpdk\""));
   double mpps = 0;
   ASSERT_TRUE(afxdp::tool::json_number(testpmd, "mpps", mpps)) << out;
-  EXPECT_NEAR(mpps, 0.1, 0.01) << testpmd;  // a second and a few milliseconds between blocks
+  // The blocks' counts are exact; their arrival times are read here, late by what the load on
+  // this machine makes them (tens of ms under CI's builds): 30 % leaves room for that, and the
+  // old reading (totals at exit) was 598.9.
+  EXPECT_NEAR(mpps, 0.1, 0.03) << testpmd;
 }
 
 namespace {
