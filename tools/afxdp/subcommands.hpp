@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,16 @@ struct Command {
   CLI::App* app = nullptr;
   std::function<int()> run;  // returns the exit code; throws on failure (main prints one line)
 };
+
+// A subcommand of the usual shape: `add_options` adds it to `parent` bound to an options struct
+// that the returned Command owns, and `run` runs it with them once parsing succeeded.
+template <class Options>
+Command command_of(CLI::App& parent, CLI::App* (*add_options)(CLI::App&, Options&),
+                   int (*run)(const Options&)) {
+  auto options = std::make_shared<Options>();
+  CLI::App* app = add_options(parent, *options);
+  return {app, [options, run] { return run(*options); }};
+}
 
 std::vector<Command> add_all_commands(CLI::App& app);
 

@@ -2,6 +2,7 @@
 
 #include "common/json.hpp"
 #include "common/number_checks.hpp"
+#include "common/require.hpp"
 #include "common/sibling.hpp"
 #include "demo/child.hpp"
 #include "demo/demo_latency_run.hpp"
@@ -12,7 +13,6 @@
 #include "xsk/xsk_options.hpp"
 
 #include <afxdp/interface.hpp>
-#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
 #include <afxdp/xsk_program.hpp>
 
@@ -415,9 +415,7 @@ bool latency_table(const DemoOptions& options, const DemoRun& run) {
 }
 
 int run_demo(const DemoOptions& options) {
-  if (const std::string missing = missing_privilege(); !missing.empty()) {
-    throw std::runtime_error("demo needs " + missing);
-  }
+  require_privilege("demo");
   const std::string tool = tool_to_measure();
   const DemoCpus cpus = demo_cpus(usable_cpus());
   const double seconds = options.seconds > 0 ? options.seconds : (options.quick ? 1.0 : 3.0);

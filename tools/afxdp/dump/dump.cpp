@@ -2,17 +2,16 @@
 
 #include "common/frame_fit.hpp"
 #include "common/number_checks.hpp"
+#include "common/require.hpp"
 
 #include "common/pcap.hpp"
 
 #include <afxdp/port.hpp>
-#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
 
 #include <csignal>
 #include <cstdio>
 #include <ctime>
-#include <memory>
 #include <poll.h>
 #include <stdexcept>
 
@@ -107,15 +106,11 @@ CLI::App* add_dump_options(CLI::App& parent, DumpOptions& o) {
 }
 
 Command add_dump_command(CLI::App& parent) {
-  auto options = std::make_shared<DumpOptions>();
-  CLI::App* app = add_dump_options(parent, *options);
-  return {app, [options] { return run_dump(*options); }};
+  return command_of(parent, add_dump_options, run_dump);
 }
 
 int run_dump(const DumpOptions& o) {
-  if (const std::string missing = missing_privilege(); !missing.empty()) {
-    throw std::runtime_error("dump needs " + missing);
-  }
+  require_privilege("dump");
   // The output first: opening a FIFO blocks until a reader comes, and meanwhile nothing is
   // attached and SIGINT still ends the process. A reader that goes away is a write error
   // (EPIPE), reported with the summary, not a silent death by SIGPIPE.

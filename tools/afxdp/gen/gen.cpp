@@ -4,12 +4,12 @@
 #include "common/number_checks.hpp"
 #include "common/packet.hpp"
 #include "common/parse.hpp"
+#include "common/require.hpp"
 #include "common/skeleton.hpp"
 #include "common/thousands.hpp"
 
 #include <afxdp/error.hpp>
 #include <afxdp/interface.hpp>
-#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
 #include <afxdp/unique_fd.hpp>
 
@@ -25,7 +25,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 
@@ -319,16 +318,10 @@ CLI::App* add_gen_options(CLI::App& parent, GenOptions& o) {
   return app;
 }
 
-Command add_gen_command(CLI::App& parent) {
-  auto options = std::make_shared<GenOptions>();
-  CLI::App* app = add_gen_options(parent, *options);
-  return {app, [options] { return run_gen(*options); }};
-}
+Command add_gen_command(CLI::App& parent) { return command_of(parent, add_gen_options, run_gen); }
 
 int run_gen(const GenOptions& o) {
-  if (const std::string missing = missing_privilege(); !missing.empty()) {
-    throw std::runtime_error("gen needs " + missing);
-  }
+  require_privilege("gen");
   const unsigned ifindex = interface_index(o.interface);
   if (o.size < gen_min_size || o.size > gen_max_size) {
     throw std::invalid_argument("size: must be " + std::to_string(gen_min_size) + ".." +

@@ -6,13 +6,11 @@
 #include "latency/latency_report.hpp"
 #include "latency/udp_echo.hpp"
 
-#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <memory>
 #include <stdexcept>
 
 namespace afxdp::tool {
@@ -126,18 +124,14 @@ void finish_latency_options(LatencyOptions& o) {
 }
 
 Command add_latency_command(CLI::App& parent) {
-  auto options = std::make_shared<LatencyOptions>();
-  CLI::App* app = add_latency_options(parent, *options);
-  return {app, [options] { return run_latency(*options); }};
+  return command_of(parent, add_latency_options, run_latency);
 }
 
 int run_latency(const LatencyOptions& o) {
   // From here SIGINT/SIGTERM end the sending; the echoes in flight are still awaited.
   const SignalStop signals;
   if (!o.udp) {
-    if (const std::string missing = missing_privilege(); !missing.empty()) {
-      throw std::runtime_error("latency needs " + missing);
-    }
+    require_privilege("latency");
     check_queues(o.interface, std::span(&o.queue, 1));
   }
   if (o.cpu) {

@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <memory>
 #include <stdexcept>
 #include <sys/socket.h>
 #include <system_error>
@@ -64,9 +63,7 @@ CLI::App* add_udp_echo_options(CLI::App& parent, UdpEchoOptions& o) {
 }
 
 Command add_udp_echo_command(CLI::App& parent) {
-  auto options = std::make_shared<UdpEchoOptions>();
-  CLI::App* app = add_udp_echo_options(parent, *options);
-  return {app, [options] { return run_udp_echo(*options); }};
+  return command_of(parent, add_udp_echo_options, run_udp_echo);
 }
 
 int run_udp_echo(const UdpEchoOptions& o) {

@@ -3,12 +3,12 @@
 #include "common/json.hpp"
 #include "common/number_checks.hpp"
 #include "common/report_schedule.hpp"
+#include "common/require.hpp"
 #include "common/skeleton.hpp"
 #include "common/thousands.hpp"
 
 #include <afxdp/error.hpp>
 #include <afxdp/interface.hpp>
-#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
 #include <afxdp/xdp_link.hpp>
 
@@ -22,7 +22,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -284,16 +283,12 @@ CLI::App* add_rxq_info_options(CLI::App& parent, RxqInfoOptions& o) {
 }
 
 Command add_rxq_info_command(CLI::App& parent) {
-  auto options = std::make_shared<RxqInfoOptions>();
-  CLI::App* app = add_rxq_info_options(parent, *options);
-  return {app, [options] { return run_rxq_info(*options); }};
+  return command_of(parent, add_rxq_info_options, run_rxq_info);
 }
 
 int run_rxq_info(const RxqInfoOptions& o) {
   const RxqInfoPlan plan = plan_rxq_info(o);
-  if (const std::string missing = missing_privilege(); !missing.empty()) {
-    throw std::runtime_error("rxq-info needs " + missing);
-  }
+  require_privilege("rxq-info");
   Report report{o.interface, interface_index(o.interface), plan, 0};
   const unsigned redirect_ifindex = o.redirect_to.empty() ? 0 : interface_index(o.redirect_to);
   report.slots = interface_rx_queues(o.interface);

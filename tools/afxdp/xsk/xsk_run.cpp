@@ -1,10 +1,10 @@
 #include "xsk/xsk_run.hpp"
 
 #include "common/report_schedule.hpp"
+#include "common/require.hpp"
 #include "xsk/privileges.hpp"
 
 #include <afxdp/interface.hpp>
-#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
 #include <afxdp/xdp_link.hpp>
 
@@ -23,9 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 // The checks that need the kernel but change nothing, in the tool's words: before any set-up.
 void check_system(const BenchOptions& o) {
-  if (const std::string missing = missing_privilege(); !missing.empty()) {
-    throw std::runtime_error("needs " + missing);
-  }
+  require_privilege(benchmark_name(o.benchmark));
   const std::vector<unsigned> usable = usable_cpus();
   for (const std::uint32_t cpu : o.cpus) {
     if (std::find(usable.begin(), usable.end(), cpu) == usable.end()) {
