@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,19 @@ Command command_of(CLI::App& parent, CLI::App* (*add_options)(CLI::App&, Options
   auto options = std::make_shared<Options>();
   CLI::App* app = add_options(parent, *options);
   return {app, [options, run] { return run(*options); }};
+}
+
+// Runs `finish` (the checks that look at several options together) once parsing succeeded; its
+// std::invalid_argument becomes CLI11's ValidationError: one line on stderr and exit 2.
+template <class Finish>
+void finish_after_parsing(CLI::App& app, Finish finish) {
+  app.parse_complete_callback([finish] {
+    try {
+      finish();
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError(e.what());
+    }
+  });
 }
 
 std::vector<Command> add_all_commands(CLI::App& app);

@@ -5,6 +5,7 @@
 #include "latency/latency_loop.hpp"
 #include "latency/latency_report.hpp"
 #include "latency/udp_echo.hpp"
+#include "subcommands.hpp"
 
 #include <afxdp/run.hpp>
 
@@ -72,13 +73,7 @@ CLI::App* add_latency_options(CLI::App& parent, LatencyOptions& o) {
   udp->excludes(dst_mac);
   udp->excludes(skb);
   udp->excludes(spin);
-  app->parse_complete_callback([&o] {
-    try {
-      finish_latency_options(o);
-    } catch (const std::invalid_argument& e) {
-      throw CLI::ValidationError(e.what());
-    }
-  });
+  finish_after_parsing(*app, [&o] { finish_latency_options(o); });
   return app;
 }
 

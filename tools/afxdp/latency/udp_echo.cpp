@@ -1,6 +1,7 @@
 #include "latency/udp_echo.hpp"
 
 #include "common/number_checks.hpp"
+#include "subcommands.hpp"
 
 #include <afxdp/run.hpp>
 #include <afxdp/unique_fd.hpp>
@@ -52,13 +53,7 @@ CLI::App* add_udp_echo_options(CLI::App& parent, UdpEchoOptions& o) {
   app->add_option("-C,--count", o.count, "stop after this many datagrams (0: at SIGINT/SIGTERM)")
       ->capture_default_str()
       ->check(not_negative_integer());
-  app->parse_complete_callback([&o] {
-    try {
-      o.address = parse_endpoint(o.listen, "--listen");
-    } catch (const std::invalid_argument& e) {
-      throw CLI::ValidationError(e.what());
-    }
-  });
+  finish_after_parsing(*app, [&o] { o.address = parse_endpoint(o.listen, "--listen"); });
   return app;
 }
 

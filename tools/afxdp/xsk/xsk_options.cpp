@@ -2,6 +2,7 @@
 
 #include "common/number_checks.hpp"
 #include "common/require.hpp"
+#include "subcommands.hpp"
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -215,13 +216,7 @@ CLI::App* add_bench_subcommand(CLI::App& parent, BenchOptions& options, Benchmar
                                const char* description) {
   CLI::App* app = parent.add_subcommand(benchmark_name(benchmark), description);
   add_bench_options(*app, options, benchmark);
-  app->parse_complete_callback([&options] {
-    try {
-      finish_bench_options(options);
-    } catch (const std::invalid_argument& e) {
-      throw CLI::ValidationError(e.what());
-    }
-  });
+  finish_after_parsing(*app, [&options] { finish_bench_options(options); });
   return app;
 }
 
