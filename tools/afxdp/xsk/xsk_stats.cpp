@@ -31,31 +31,30 @@ void json_fields(std::string& line, std::initializer_list<Field> fields) {
   }
 }
 
+// The kernel's XDP_STATISTICS (-x): the JSON key (the uapi field's name) and the text row's label.
+struct XdpField {
+  const char* key;
+  const char* label;
+  std::uint64_t XdpStatistics::*member;
+};
+constexpr XdpField xdp_fields[] = {
+    {"rx_dropped", "rx dropped", &XdpStatistics::rx_dropped},
+    {"rx_invalid_descs", "rx invalid", &XdpStatistics::rx_invalid_descs},
+    {"tx_invalid_descs", "tx invalid", &XdpStatistics::tx_invalid_descs},
+    {"rx_ring_full", "rx queue full", &XdpStatistics::rx_ring_full},
+    {"rx_fill_ring_empty_descs", "fill ring empty", &XdpStatistics::rx_fill_ring_empty_descs},
+    {"tx_ring_empty_descs", "tx ring empty", &XdpStatistics::tx_ring_empty_descs},
+};
+
 void json_xdp(std::string& line, const XdpStatistics& x) {
-  json_fields(line, {{"rx_dropped", x.rx_dropped},
-                     {"rx_invalid_descs", x.rx_invalid_descs},
-                     {"tx_invalid_descs", x.tx_invalid_descs},
-                     {"rx_ring_full", x.rx_ring_full},
-                     {"rx_fill_ring_empty_descs", x.rx_fill_ring_empty_descs},
-                     {"tx_ring_empty_descs", x.tx_ring_empty_descs}});
+  for (const XdpField& f : xdp_fields) json_fields(line, {{f.key, x.*f.member}});
 }
 
-void text_xdp(std::FILE* out, const XdpStatistics& rate, const XdpStatistics& total) {
-  row(out, "rx dropped", rate.rx_dropped, total.rx_dropped);
-  row(out, "rx invalid", rate.rx_invalid_descs, total.rx_invalid_descs);
-  row(out, "tx invalid", rate.tx_invalid_descs, total.tx_invalid_descs);
-  row(out, "rx queue full", rate.rx_ring_full, total.rx_ring_full);
-  row(out, "fill ring empty", rate.rx_fill_ring_empty_descs, total.rx_fill_ring_empty_descs);
-  row(out, "tx ring empty", rate.tx_ring_empty_descs, total.tx_ring_empty_descs);
-}
-
-XdpStatistics xdp_per_second(const XdpStatistics& x, double s) {
-  return {per_second(x.rx_dropped, s),
-          per_second(x.rx_invalid_descs, s),
-          per_second(x.tx_invalid_descs, s),
-          per_second(x.rx_ring_full, s),
-          per_second(x.rx_fill_ring_empty_descs, s),
-          per_second(x.tx_ring_empty_descs, s)};
+void text_xdp(std::FILE* out, const XdpStatistics& counted, double seconds,
+              const XdpStatistics& total) {
+  for (const XdpField& f : xdp_fields) {
+    row(out, f.label, per_second(counted.*f.member, seconds), total.*f.member);
+  }
 }
 
 XdpStatistics operator+(const XdpStatistics& a, const XdpStatistics& b) {
@@ -111,7 +110,7 @@ void Reporter::text_rows(const Sample& counted, double seconds, const Sample& to
   row(out_, "rx", rate(rx_packets(counted.app)), rx_packets(total.app));
   if (options_.frags) row(out_, "rx frags", rate(counted.app.rx), total.app.rx);
   row(out_, options_.frags ? "tx frags" : "tx", rate(counted.app.tx), total.app.tx);
-  if (options_.extra_stats) text_xdp(out_, xdp_per_second(counted.xdp, seconds), total.xdp);
+  if (options_.extra_stats) text_xdp(out_, counted.xdp, seconds, total.xdp);
   if (options_.app_stats) {
     row(out_, "syscalls", rate(counted.app.syscalls), total.app.syscalls);
     row(out_, "empty polls", rate(counted.app.empty_polls), total.app.empty_polls);
