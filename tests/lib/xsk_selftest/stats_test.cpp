@@ -3,8 +3,18 @@
 // threads, allows one less for STAT_RX_DROPPED).
 #include "harness.hpp"
 
+#include <afxdp/interface.hpp>
+
 namespace afxdp::conformance {
 namespace {
+
+// Frames the sending veth dropped because its peer's ring was full (counted in its tx_dropped):
+// with busy-poll's deferred interrupts and no receiver polling, the peer's NAPI runs only on
+// gro_flush_timeout's timer, and a burst can outrun the 256 entries it keeps in between.
+// These frames never reach XDP, so the socket's counters cannot include them.
+std::uint64_t dropped_by_sender(const lab::VethPair& veth) {
+  return interface_link(interface_index(veth.a())).tx_dropped;
+}
 
 // Every other packet too large for the room the receiver's headroom leaves: dropped and counted
 // in rx_dropped. The kernel's case uses headroom frame - 256 - 192 with 256-byte frames; kernels
@@ -60,8 +70,9 @@ TEST_P(Conformance, STAT_TX_INVALID) {
   EXPECT_EQ(frames_before, sender.frames());
 }
 
-// The receiver never releases its rx ring (1024 entries) while 1536 frames arrive and the fill
-// ring still has frames: the 512 that find the rx ring full are counted in rx_ring_full.
+// The receiver never releases its rx ring (1024 entries) while 1536 frames are sent and the fill
+// ring still has frames: the 512 that find the rx ring full are counted in rx_ring_full (less any
+// the sending veth dropped: dropped_by_sender).
 TEST_P(Conformance, STAT_RX_FULL) {
   AFXDP_REQUIRE_SYSTEM();
   const auto veth = make_veth(GetParam());
@@ -74,17 +85,19 @@ TEST_P(Conformance, STAT_RX_FULL) {
   receiver.lend();
   expect_valid(receiver, sender, stream);
   EXPECT_EQ(run_traffic(sender, {}), "");
-  const std::uint64_t full = sent - default_frames;
-  EXPECT_TRUE(settle(link.b, [&] { return link.b.statistics().rx_ring_full >= full; }));
+  const auto full = [&] { return sent - dropped_by_sender(veth) - default_frames; };
+  EXPECT_TRUE(settle(link.b, [&] { return link.b.statistics().rx_ring_full >= full(); }));
+  ASSERT_LT(dropped_by_sender(veth), sent - default_frames) << "too few arrived to fill the ring";
   const XdpStatistics rx = link.b.statistics();
-  EXPECT_EQ(rx.rx_ring_full, full);
+  EXPECT_EQ(rx.rx_ring_full, full());
   EXPECT_EQ(rx.rx_dropped, 0U);
   EXPECT_EQ(rx.rx_fill_ring_empty_descs, 0U);
   EXPECT_EQ(receiver.receive(2 * default_frames), default_frames);
   EXPECT_EQ(receiver.error(), "");
 }
 
-// No frame lent at all: every frame finds the fill ring empty.
+// No frame lent at all: every frame that arrives finds the fill ring empty (every one sent, less
+// any the sending veth dropped: dropped_by_sender).
 TEST_P(Conformance, STAT_FILL_EMPTY) {
   AFXDP_REQUIRE_SYSTEM();
   const auto veth = make_veth(GetParam());
@@ -93,9 +106,11 @@ TEST_P(Conformance, STAT_FILL_EMPTY) {
   const auto stream = uniform_stream(sent, min_packet);
   Sender sender = sender_on(link.a, link.b, stream, link.setup);
   EXPECT_EQ(run_traffic(sender, {}), "");
-  EXPECT_TRUE(settle(link.b, [&] { return link.b.statistics().rx_fill_ring_empty_descs >= sent; }));
+  const auto arrived = [&] { return sent - dropped_by_sender(veth); };
+  EXPECT_TRUE(
+      settle(link.b, [&] { return link.b.statistics().rx_fill_ring_empty_descs >= arrived(); }));
   const XdpStatistics rx = link.b.statistics();
-  EXPECT_EQ(rx.rx_fill_ring_empty_descs, sent);
+  EXPECT_EQ(rx.rx_fill_ring_empty_descs, arrived());
   EXPECT_EQ(rx.rx_ring_full, 0U);
   EXPECT_EQ(link.b.rx().peek(1), 0U);
 }
