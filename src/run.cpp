@@ -17,10 +17,15 @@
 namespace afxdp {
 namespace {
 
-// A lock-free atomic is safe to store from a signal handler.
+// Lock-free atomics are safe to use from a signal handler.
 std::atomic<int> caught_signal{0};
+std::atomic<SignalStop::Action> stop_action{nullptr};
+static_assert(std::atomic<SignalStop::Action>::is_always_lock_free);
 
-void on_stop_signal(int signal) { caught_signal.store(signal, std::memory_order_relaxed); }
+void on_stop_signal(int signal) {
+  caught_signal.store(signal, std::memory_order_relaxed);
+  if (const SignalStop::Action also = stop_action.load(std::memory_order_relaxed)) also();
+}
 
 sigset_t stop_signals() {
   sigset_t set;
@@ -73,13 +78,20 @@ std::vector<unsigned> cpus_for(const RunConfig& config) {
 
 }  // namespace
 
-SignalStop::SignalStop(Delivery delivery) : delivery_(delivery) {
+SignalStop::SignalStop(Delivery delivery) : SignalStop(delivery, nullptr) {}
+
+SignalStop::SignalStop(Action also) : SignalStop(Delivery::handler, also) {}
+
+SignalStop::SignalStop(Delivery delivery, Action also) : delivery_(delivery) {
   caught_signal.store(0, std::memory_order_relaxed);
   const sigset_t set = stop_signals();
   if (delivery_ == Delivery::blocked) {
     pthread_sigmask(SIG_BLOCK, &set, &previous_mask_);
     return;
   }
+  // Before the handler is in place, so that no signal finds it without `also`.
+  previous_action_ = also != nullptr ? stop_action.exchange(also, std::memory_order_relaxed)
+                                     : stop_action.load(std::memory_order_relaxed);
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
@@ -96,6 +108,7 @@ SignalStop::~SignalStop() {
   }
   sigaction(SIGINT, &previous_int_, nullptr);
   sigaction(SIGTERM, &previous_term_, nullptr);
+  stop_action.store(previous_action_, std::memory_order_relaxed);
 }
 
 bool SignalStop::requested() const noexcept {

@@ -48,8 +48,13 @@ class SignalStop {
   // blocked: the signals stay pending until requested() or wait_for() collects them, so that no
   // system call is cut short (a BPF test run interrupted loses the count of what it sent).
   enum class Delivery { handler, blocked };
+  // What the handler also does at once, after setting the flag: it must be async-signal-safe
+  // (kill(2) of child processes that would otherwise run on, say).
+  using Action = void (*)() noexcept;
   SignalStop() : SignalStop(Delivery::handler) {}
   explicit SignalStop(Delivery delivery);
+  // Delivery::handler, with `also` run by the handler.
+  explicit SignalStop(Action also);
   SignalStop(const SignalStop&) = delete;
   SignalStop& operator=(const SignalStop&) = delete;
   ~SignalStop();
@@ -60,8 +65,10 @@ class SignalStop {
   [[nodiscard]] bool wait_for(std::chrono::nanoseconds timeout) const noexcept;
 
  private:
+  SignalStop(Delivery delivery, Action also);
   Delivery delivery_;
-  sigset_t previous_mask_{};  // blocked: the mask to restore
+  Action previous_action_ = nullptr;  // handler: the `also` to restore
+  sigset_t previous_mask_{};          // blocked: the mask to restore
   struct sigaction previous_int_ {};
   struct sigaction previous_term_ {};
 };

@@ -120,6 +120,34 @@ TEST(SignalStop, BlockedHoldsTheSignalUntilCollected) {
   EXPECT_TRUE(stop.wait_for(std::chrono::hours(1)));
 }
 
+namespace {
+std::atomic<int> actions_run{0};
+void count_action() noexcept { actions_run.fetch_add(1, std::memory_order_relaxed); }
+}  // namespace
+
+// The demo's use: the handler also kills its children. A SignalStop without an action of its own
+// leaves the one in force, and each restores what it found.
+TEST(SignalStop, TheHandlerAlsoRunsTheActionGivenWhileItLives) {
+  actions_run = 0;
+  {
+    const afxdp::SignalStop stop(count_action);
+    ::raise(SIGINT);
+    EXPECT_TRUE(stop.requested());
+    EXPECT_EQ(actions_run.load(), 1);
+    {
+      const afxdp::SignalStop inner;
+      ::raise(SIGTERM);
+      EXPECT_EQ(actions_run.load(), 2);
+    }
+    ::raise(SIGINT);
+    EXPECT_EQ(actions_run.load(), 3);
+  }
+  const afxdp::SignalStop plain;
+  ::raise(SIGINT);
+  EXPECT_TRUE(plain.requested());
+  EXPECT_EQ(actions_run.load(), 3);
+}
+
 TEST(SignalStop, WaitForEndsWhenASignalArrives) {
   for (const auto delivery :
        {afxdp::SignalStop::Delivery::handler, afxdp::SignalStop::Delivery::blocked}) {

@@ -8,8 +8,12 @@
 #include <afxdp/run.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,6 +51,55 @@ TEST(DemoSystem, QuickRunMeasuresEveryCell) {
   AFXDP_REQUIRE_SYSTEM();
   EXPECT_EQ(run_and_check_cells({"demo", "--quick", "--json"}, false),
             static_cast<int>(afxdp::tool::demo_matrix({.quick = true}).size()));
+}
+
+namespace {
+
+// The processes whose parent is `parent` and whose command line holds `word`.
+std::vector<pid_t> children_of(pid_t parent, const std::string& word) {
+  std::vector<pid_t> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last
+    // ')'.
+    const std::size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid != parent) continue;
+    std::ifstream cmdline(entry.path() / "cmdline");
+    const std::string args((std::istreambuf_iterator<char>(cmdline)), {});
+    if (args.find(word) != std::string::npos) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+}  // namespace
+
+// SIGINT in the middle of a 20 s cell: the demo's handler kills its children (gen and afxdp
+// rxdrop) at once, so it ends within seconds, not when the cell would have; the cell reads
+// "interrupted", the exit code is 130, and no child is left.
+TEST(DemoSystem, SigintEndsTheChildrenAtOnceAndTheDemoWith130) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::tool::Child demo({"demo", "--json", "-d", "20", "--benchmark", "rxdrop", "--mode",
+                           "native", "--cores", "2", "--wait", "spin", "--no-latency"},
+                          AFXDP_TOOL_PATH);
+  for (int i = 0; i < 300 && children_of(demo.pid(), "rxdrop").empty(); ++i) {
+    ASSERT_FALSE(demo.exited(100)) << demo.out() << demo.err();
+  }
+  const std::vector<pid_t> children = children_of(demo.pid(), "afxdp");
+  ASSERT_GE(children.size(), 2U) << "gen and rxdrop";
+  demo.signal(SIGINT);
+  EXPECT_EQ(demo.wait(30000), 130) << demo.out() << demo.err();
+  EXPECT_LT(demo.waited(), std::chrono::seconds(10)) << "the cell ran on";
+  EXPECT_NE(demo.out().find("\"error\":\"interrupted\""), std::string::npos) << demo.out();
+  for (const pid_t child : children) EXPECT_NE(::kill(child, 0), 0) << "child " << child;
 }
 
 // The one-core cells (the kernel's receive work as a NAPI thread on the application's CPU),

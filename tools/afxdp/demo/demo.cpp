@@ -19,9 +19,7 @@
 #include <lab.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -46,14 +44,6 @@ namespace {
 // broadcast, every frame would climb its IPv4 stack to a failed route lookup, on the sending CPU,
 // which doubled txpush's cost there (docs/benchmarks.md).
 constexpr const char* nobody_mac = "02:00:00:00:00:02";
-
-std::atomic<bool> interrupted{false};
-bool demo_json = false;  // print_latency_row's format (a plain function pointer: no capture)
-
-void on_signal(int) {
-  interrupted = true;
-  kill_all_children();
-}
 
 std::string format_seconds(double seconds) {
   std::ostringstream text;
@@ -341,18 +331,6 @@ void measure(DemoCell& cell, const DemoRun& run) {
   }
 }
 
-// SIGINT and SIGTERM stop the demo and its children at once. Started by a Child (tests) they
-// arrive blocked: one held pending is delivered now.
-void kill_children_on_signals() {
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_UNBLOCK, &stop, nullptr);
-}
-
 // The `afxdp` this demo measures: the one that started it, else the one beside it (a build
 // tree), else the installed one.
 std::string tool_to_measure() {
@@ -384,9 +362,8 @@ void print_cell(const DemoCell& cell, const std::vector<DemoCell>& cells,
   }
 }
 
-void print_latency_row(const LatencyRow& row) {
-  if (interrupted) return;
-  if (demo_json) {
+void print_latency_row(const LatencyRow& row, bool json) {
+  if (json) {
     std::fputs(latency_row_json(row).c_str(), stdout);
     std::fflush(stdout);
   } else if (!row.measured) {
@@ -396,20 +373,22 @@ void print_latency_row(const LatencyRow& row) {
 }
 
 // The latency rows after the matrix, on veth pairs of their own; true when every row measured.
-bool latency_table(const DemoOptions& options, const DemoRun& run) {
+bool latency_table(const DemoOptions& options, const DemoRun& run, const SignalStop& stop) {
   if (!options.json) {
     std::printf("\nafxdp demo: latency, afxdp latency on CPU %u, the reflector on CPU %u\n",
                 run.cpus.source, run.cpus.app);
     std::fflush(stdout);
   }
-  demo_json = options.json;
   const double seconds = options.quick ? 1.0 : 2.0;
-  const std::vector<LatencyRow> rows = run_demo_latency({.tool = run.tool,
-                                                         .xdpsock = options.reference,
-                                                         .cpus = run.cpus,
-                                                         .seconds = seconds,
-                                                         .interrupted = &interrupted},
-                                                        print_latency_row);
+  const LatencyRun latency{.tool = run.tool,
+                           .xdpsock = options.reference,
+                           .cpus = run.cpus,
+                           .seconds = seconds,
+                           .stop = &stop};
+  const auto print = [&](const LatencyRow& row) {
+    if (!stop.requested()) print_latency_row(row, options.json);
+  };
+  const std::vector<LatencyRow> rows = run_demo_latency(latency, print);
   if (!options.json) std::printf("%s", demo_latency_table(rows, seconds).c_str());
   return std::all_of(rows.begin(), rows.end(), [](const LatencyRow& r) { return r.measured; });
 }
@@ -419,7 +398,8 @@ int run_demo(const DemoOptions& options) {
   const std::string tool = tool_to_measure();
   const DemoCpus cpus = demo_cpus(usable_cpus());
   const double seconds = options.seconds > 0 ? options.seconds : (options.quick ? 1.0 : 3.0);
-  kill_children_on_signals();
+  // SIGINT and SIGTERM end the children at once (from the handler) and then the demo.
+  const SignalStop stop(kill_all_children);
   lab::enter_private_network();
   // The namespace is ours alone, so plain names are fine; short, to fit NAPI kthread names.
   // Two queues on both ends when a cell asks for them (with one queue every sender lands on queue
@@ -439,9 +419,9 @@ int run_demo(const DemoOptions& options) {
   }
   const DemoRun run{veth, seconds, cpus, options, tool};
   for (DemoCell& cell : cells) {
-    if (interrupted) break;
+    if (stop.requested()) break;
     measure(cell, run);
-    if (interrupted) {
+    if (stop.requested()) {
       cell.measured = false;
       cell.error = "interrupted";
     }
@@ -450,8 +430,8 @@ int run_demo(const DemoOptions& options) {
   if (!options.json) std::printf("%s", demo_table(with_versus_rows(cells)).c_str());
   bool all =
       std::all_of(cells.begin(), cells.end(), [](const DemoCell& cell) { return cell.measured; });
-  if (options.wants_latency() && !interrupted) all = latency_table(options, run) && all;
-  if (interrupted) return 130;
+  if (options.wants_latency() && !stop.requested()) all = latency_table(options, run, stop) && all;
+  if (stop.requested()) return 130;
   return all ? 0 : 1;
 }
 

@@ -129,10 +129,11 @@ void measure_row(LatencyRow& row, const LatencyRun& run) {
 
 }  // namespace
 
-std::vector<LatencyRow> run_demo_latency(const LatencyRun& run, void (*each)(const LatencyRow&)) {
+std::vector<LatencyRow> run_demo_latency(const LatencyRun& run,
+                                         const std::function<void(const LatencyRow&)>& each) {
   std::vector<LatencyRow> rows = demo_latency_rows(!run.xdpsock.empty());
   for (LatencyRow& row : rows) {
-    if (run.interrupted != nullptr && *run.interrupted) {
+    if (run.stop != nullptr && run.stop->requested()) {
       row.error = "interrupted";
     } else {
       try {
@@ -142,7 +143,7 @@ std::vector<LatencyRow> run_demo_latency(const LatencyRun& run, void (*each)(con
         row.error = e.what();
       }
     }
-    if (each != nullptr) each(row);
+    if (each) each(row);
   }
   return rows;
 }

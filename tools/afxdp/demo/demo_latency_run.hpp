@@ -5,7 +5,9 @@
 #include "demo/demo_latency.hpp"
 #include "demo/demo_matrix.hpp"
 
-#include <atomic>
+#include <afxdp/run.hpp>
+
+#include <functional>
 #include <string>
 
 namespace afxdp::tool {
@@ -14,13 +16,13 @@ struct LatencyRun {
   std::string tool;     // the `afxdp` binary measured
   std::string xdpsock;  // --reference ("" none)
   DemoCpus cpus;
-  double seconds = 1;  // per row
-  const std::atomic<bool>* interrupted = nullptr;
+  double seconds = 1;                // per row
+  const SignalStop* stop = nullptr;  // rows not yet measured when it is requested are skipped
 };
 
 // Measures every row in turn (a failed row says why and the rest still run); returns them.
 // With `each`, calls it after every row.
 std::vector<LatencyRow> run_demo_latency(const LatencyRun& run,
-                                         void (*each)(const LatencyRow&) = nullptr);
+                                         const std::function<void(const LatencyRow&)>& each = {});
 
 }  // namespace afxdp::tool
