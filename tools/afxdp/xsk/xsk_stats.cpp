@@ -58,12 +58,9 @@ void text_xdp(std::FILE* out, const XdpStatistics& counted, double seconds,
 }
 
 XdpStatistics operator+(const XdpStatistics& a, const XdpStatistics& b) {
-  return {a.rx_dropped + b.rx_dropped,
-          a.rx_invalid_descs + b.rx_invalid_descs,
-          a.tx_invalid_descs + b.tx_invalid_descs,
-          a.rx_ring_full + b.rx_ring_full,
-          a.rx_fill_ring_empty_descs + b.rx_fill_ring_empty_descs,
-          a.tx_ring_empty_descs + b.tx_ring_empty_descs};
+  XdpStatistics sum = a;
+  for (const XdpField& f : xdp_fields) sum.*f.member += b.*f.member;
+  return sum;
 }
 
 }  // namespace
