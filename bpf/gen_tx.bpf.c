@@ -28,16 +28,14 @@ __u64 next_ns = 0;
 // The end of the current wait.
 __u64 until_ns = 0;
 
-static long wait_until(__u64 index, void *unused)
-{
+static long wait_until(__u64 index, void *unused) {
   (void)index;
   (void)unused;
   return bpf_ktime_get_ns() >= until_ns;  // 1 ends the loop
 }
 
 SEC("xdp")
-int gen_tx(struct xdp_md *ctx)
-{
+int gen_tx(struct xdp_md *ctx) {
   (void)ctx;
   if (interval_ns != 0) {
     __u64 now = bpf_ktime_get_ns();

@@ -34,8 +34,7 @@ struct {
   __type(value, __u32);
 } redirect_port SEC(".maps");
 
-static __always_inline void swap_mac(struct ethhdr *eth)
-{
+static __always_inline void swap_mac(struct ethhdr *eth) {
   __u8 tmp[ETH_ALEN];
   __builtin_memcpy(tmp, eth->h_dest, ETH_ALEN);
   __builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
@@ -43,8 +42,7 @@ static __always_inline void swap_mac(struct ethhdr *eth)
 }
 
 SEC("xdp")
-int rxq_info(struct xdp_md *ctx)
-{
+int rxq_info(struct xdp_md *ctx) {
   __u32 key = 0;
   struct rxq_info_counters *cpu = bpf_map_lookup_elem(&cpu_stats, &key);
   if (!cpu) return XDP_ABORTED;

@@ -15,8 +15,7 @@ struct {
 const volatile __u32 fallback_action = XDP_PASS;
 
 SEC("xdp")
-int xsk_redirect(struct xdp_md *ctx)
-{
+int xsk_redirect(struct xdp_md *ctx) {
   return bpf_redirect_map(&xsks, ctx->rx_queue_index, fallback_action);
 }
 
@@ -25,8 +24,7 @@ int xsk_redirect(struct xdp_md *ctx)
 // and a socket bound with XDP_USE_SG receives them as descriptor chains. Only one of the two
 // programs is loaded (XskProgramConfig::frags).
 SEC("xdp.frags")
-int xsk_redirect_frags(struct xdp_md *ctx)
-{
+int xsk_redirect_frags(struct xdp_md *ctx) {
   return bpf_redirect_map(&xsks, ctx->rx_queue_index, fallback_action);
 }
 

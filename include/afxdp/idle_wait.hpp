@@ -18,7 +18,7 @@ namespace afxdp {
 class IdleWait {
  public:
   // Re-checks per window: from `shortest` (none beyond the peek that found the ring empty) up to
-  // `longest` (some tens of microseconds on this machine's CPUs).
+  // `longest` (some tens of microseconds on a virtual machine's CPUs).
   static constexpr std::uint32_t shortest = 1;
   static constexpr std::uint32_t longest = 2048;
   // Windows from one probe to the next: probe_every after a probe that saw data, doubling after

@@ -27,8 +27,8 @@ enum class TxDescriptorFault {
   zero_length,   // len == 0
   too_long,      // the data does not fit in one chunk (aligned: from its offset in the chunk)
   outside_umem,  // the data starts or ends past the UMEM
-  options,       // options other than 0 (XDP_PKT_CONTD, XDP_TX_METADATA need features this
-                 // library's sockets do not bind with: XDP_USE_SG, tx metadata)
+  options,       // options other than 0 (XDP_PKT_CONTD is allowed only where the socket is
+                 // bound with XDP_USE_SG: `multi_buffer` above; tx metadata is not used here)
 };
 
 // The first rule `desc` breaks, in the kernel's order, or none.

@@ -161,7 +161,7 @@ TEST(Gen, RateSpacesEveryFrame) {
 
 // At a low rate each test run is one frame and gen sleeps between runs: the program no longer
 // waits a whole interval (125 ms here) with bottom halves disabled. The bound is generous: a run
-// costs up to 25 ms of the kernel's own set-up on a slow moment of this VM.
+// costs up to 25 ms of the kernel's own set-up when a virtual machine is busy.
 TEST(Gen, LowRateRunsStayShort) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::test::quiet_ipv6();

@@ -34,7 +34,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Frames per test run. Each run has a fixed cost besides its frames, mostly asleep in the
-// kernel's set-up and tear-down: from 0.3 ms to 18-25 ms on this VM, depending on its moment. So
+// kernel's set-up and tear-down: 0.3 to 25 ms on a virtual machine, depending on its load. So
 // runs last about a quarter of a second (sized from the previous run's rate, or from --rate):
 // long enough that the fixed cost is a few per cent, short enough to check the clock and signals.
 constexpr std::uint64_t first_chunk = 65536;
