@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -62,8 +63,14 @@ class Meter {
   [[nodiscard]] std::uint32_t batch_size() const noexcept { return run_.batch; }
 
  private:
-  // Ends the cell: one callgrind dump named with what scripts/cost divides by.
+  // Ends the cell: one callgrind dump named with what scripts/cost divides by. A batch not handled
+  // whole (frames held back, refused, lost) would make the count another cell's: that fails.
   void finish() {
+    if (frames_ != std::uint64_t{run_.batches} * run_.batch) {
+      throw std::runtime_error(cell_ + ": " + std::to_string(frames_) + " frames in " +
+                               std::to_string(run_.batches) + " batches of " +
+                               std::to_string(run_.batch) + ": not every batch was busy");
+    }
     const std::string desc = "cell=" + cell_ + " frames=" + std::to_string(frames_) +
                              " batches=" + std::to_string(run_.batches) +
                              " calls=" + std::to_string(calls_) +
