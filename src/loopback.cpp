@@ -272,6 +272,26 @@ XdpStatistics Loopback::statistics(std::uint32_t queue) const {
 
 std::uint64_t Loopback::kicks(std::uint32_t queue) const { return kernel_->at(queue).kicks; }
 
+Loopback::Rings Loopback::rings(std::uint32_t queue) {
+  detail::LoopbackQueue& q = kernel_->at(queue);
+  return {.fill = &q.fill_ring,
+          .completion = &q.completion_ring,
+          .rx = &q.rx_ring,
+          .tx = &q.tx_ring,
+          .fill_layout = q.fill.layout(),
+          .completion_layout = q.completion.layout(),
+          .rx_layout = q.rx.layout(),
+          .tx_layout = q.tx.layout(),
+          .area = q.area,
+          .umem_size = kernel_->umem_size,
+          .frame_size = kernel_->config.frame_size};
+}
+
+void Loopback::kick(std::uint32_t queue) {
+  kernel_->at(queue);  // throws for a queue that does not exist
+  detail::loopback_kick_tx(*kernel_, queue);
+}
+
 void Loopback::hold_fill_consumer(bool on) noexcept {
   kernel_->hold_fill = on;
   if (!on) {

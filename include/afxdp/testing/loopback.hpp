@@ -18,6 +18,7 @@
 #pragma once
 
 #include <afxdp/port.hpp>
+#include <afxdp/ring.hpp>
 #include <afxdp/statistics.hpp>
 
 #include <cstddef>
@@ -69,6 +70,23 @@ class Loopback {
   std::vector<std::vector<std::byte>> transmitted(std::uint32_t queue);
   [[nodiscard]] XdpStatistics statistics(std::uint32_t queue) const;
   [[nodiscard]] std::uint64_t kicks(std::uint32_t queue) const;  // sendto() calls seen
+
+  // ---- A loop of one's own on the rings (bench/cost's raw-ring and libxdp loops) ----
+  // The very ring objects port().queues()[queue] drives, their layouts and its UMEM. Never drive
+  // them and that Queue both: each keeps its own cached indices.
+  struct Rings {
+    FillRing* fill = nullptr;
+    CompletionRing* completion = nullptr;
+    RxRing* rx = nullptr;
+    TxRing* tx = nullptr;
+    RingLayout fill_layout, completion_layout, rx_layout, tx_layout;
+    std::byte* area = nullptr;    // the UMEM's first byte (shared_umem: every queue's)
+    std::uint64_t umem_size = 0;  // bytes
+    std::uint32_t frame_size = 0;
+  };
+  Rings rings(std::uint32_t queue);
+  // sendto() on the queue's socket, as a raw loop kicks: the same call a Queue's kick makes.
+  void kick(std::uint32_t queue);
 
   // ---- Faults a test can switch on ----
   // Publish rx entries but keep the fill ring's consumer index back until release_fill_consumer()

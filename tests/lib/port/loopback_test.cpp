@@ -102,4 +102,30 @@ TEST(Loopback, SizesThePortRefusesAreRefusedNamingTheField) {
   EXPECT_EQ(message({.frames_per_queue = 16, .ring_size = 16}), "accepted");
 }
 
+// A loop of one's own (bench/cost's raw and libxdp loops) drives the very rings the kernel side
+// uses: a frame received through rings() goes out again through tx and kick().
+TEST(Loopback, RingsAreTheQueuesOwnAndKickSendsWhatTxHolds) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 32});
+  const Loopback::Rings r = lb.rings(0);
+  const auto frame = bytes_of(60, 7);
+  ASSERT_TRUE(lb.inject(0, frame));
+  EXPECT_EQ(*r.rx_layout.producer, 1U);  // what a libxdp ring over the layout reads
+  ASSERT_EQ(r.rx->peek(4), 1U);
+  const xdp_desc d = r.rx->at(0);
+  r.rx->release(1);
+  ASSERT_LE(d.addr + d.len, r.umem_size);
+  EXPECT_EQ(std::vector<std::byte>(r.area + d.addr, r.area + d.addr + d.len), frame);
+  ASSERT_EQ(r.tx->reserve(1), 1U);
+  r.tx->at(0) = d;
+  r.tx->submit(1);
+  EXPECT_TRUE(lb.transmitted(0).empty());  // copy mode: nothing moves before the kick
+  lb.kick(0);
+  EXPECT_EQ(lb.kicks(0), 1U);
+  EXPECT_EQ(lb.transmitted(0), std::vector<std::vector<std::byte>>{frame});
+  ASSERT_EQ(r.completion->peek(4), 1U);
+  EXPECT_EQ(r.completion->at(0), d.addr);
+  EXPECT_THROW((void)lb.rings(1), std::out_of_range);
+  EXPECT_THROW(lb.kick(1), std::out_of_range);
+}
+
 }  // namespace
