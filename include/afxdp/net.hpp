@@ -1,0 +1,70 @@
+// Packets: parse() a frame into bounds-checked header views, swap_endpoints() to answer it,
+// update_checksums() before sending, resize_payload() to answer with another length. No
+// allocation, no exception, never a read or write past the frame (docs/api.md, "Packets").
+//
+//   afxdp::net::Headers h = afxdp::net::parse(frame.data());
+//   if (!h.udp || h.udp.destination_port() != 7777) return afxdp::Verdict::drop;
+//   afxdp::net::swap_endpoints(h);
+//   afxdp::net::update_checksums(h);
+//   return afxdp::Verdict::send_back;
+//
+// Threading: the functions touch only the frame they are given.
+#pragma once
+
+#include <afxdp/frame.hpp>
+#include <afxdp/net/checksum.hpp>
+#include <afxdp/net/headers.hpp>
+#include <afxdp/net/parse.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace afxdp::net {
+
+// Swaps source and destination: the Ethernet addresses, the IPv4 or IPv6 addresses, the UDP or
+// TCP ports; an ARP header is left alone. The checksums stay as valid as they were (the sums
+// do not depend on the order), but see update_checksums(): what arrives may not be valid.
+inline void swap_endpoints(Headers& h) noexcept {
+  const auto swap = [](std::byte* a, std::byte* b, std::size_t n) {
+    std::swap_ranges(a, a + n, b);
+  };
+  if (h.ethernet) swap(h.ethernet.data(), h.ethernet.data() + 6, 6);
+  if (h.ipv4) {
+    swap(h.ipv4.data() + 12, h.ipv4.data() + 16, 4);
+  } else if (h.ipv6) {
+    swap(h.ipv6.data() + 8, h.ipv6.data() + 24, 16);
+  }
+  if (h.udp) {
+    swap(h.udp.data(), h.udp.data() + 2, 2);
+  } else if (h.tcp) {
+    swap(h.tcp.data(), h.tcp.data() + 2, 2);
+  }
+}
+
+// Makes the payload `size` bytes long: the frame is resized to end with it, IPv4's total length
+// or IPv6's payload length and UDP's length follow, and h.payload (h.frame) with them. `h` must
+// be parse(frame.data()) of this frame, with an IPv4 or IPv6 header and not a fragment. False,
+// and nothing changed, when that is not so or the frame's capacity or a length field is too
+// small. The checksums are not updated: call update_checksums() after writing the payload.
+inline bool resize_payload(Frame& frame, Headers& h, std::size_t size) noexcept {
+  std::byte* const base = frame.data().data();
+  if (h.frame.data() != base || h.fragment || (!h.ipv4 && !h.ipv6)) return false;
+  const auto start = static_cast<std::size_t>(h.payload.data() - base);
+  if (size > frame.capacity() - start) return false;
+  const std::size_t end = start + size;
+  const std::size_t ip_length =
+      h.ipv4 ? end - static_cast<std::size_t>(h.ipv4.data() - base)
+             : end - static_cast<std::size_t>(h.ipv6.data() - base) - Ipv6::min_size;
+  const std::size_t udp_length = h.udp ? end - static_cast<std::size_t>(h.udp.data() - base) : 0;
+  if (ip_length > 0xffff || udp_length > 0xffff) return false;
+  if (h.ipv4) h.ipv4.set_total_length(static_cast<std::uint16_t>(ip_length));
+  if (h.ipv6) h.ipv6.set_payload_length(static_cast<std::uint16_t>(ip_length));
+  if (h.udp) h.udp.set_length(static_cast<std::uint16_t>(udp_length));
+  frame.resize(static_cast<std::uint32_t>(end));
+  h.frame = frame.data();
+  h.payload = {h.payload.data(), size};
+  return true;
+}
+
+}  // namespace afxdp::net

@@ -1,0 +1,140 @@
+// swap_endpoints() and resize_payload(), and the echo a UDP service writes with them, run in
+// Queue::serve over the Loopback: what goes out is the answer, checksums verified.
+#include "sample_frames.hpp"
+
+#include <afxdp/net.hpp>
+#include <afxdp/queue.hpp>
+#include <afxdp/testing/loopback.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string_view>
+
+namespace {
+
+using afxdp::net::Headers;
+using net_test::Bytes;
+
+TEST(NetSwapEndpoints, SwapsMacsAddressesAndPortsAndKeepsChecksumsValid) {
+  net_test::Sample v4 = net_test::udp4();
+  Headers h = afxdp::net::parse(v4.frame);
+  afxdp::net::update_checksums(h);
+  afxdp::net::swap_endpoints(h);
+  EXPECT_EQ(h.ethernet.destination(), (afxdp::MacAddress{2, 0, 0, 0, 0, 5}));
+  EXPECT_EQ(h.ethernet.source(), (afxdp::MacAddress{2, 0, 0, 0, 0, 0x0d}));
+  EXPECT_EQ(h.ipv4.source(), 0x0a00000dU);
+  EXPECT_EQ(h.ipv4.destination(), 0x0a000005U);
+  EXPECT_EQ(h.udp.source_port(), 7777);
+  EXPECT_EQ(h.udp.destination_port(), 40000);
+  EXPECT_TRUE(afxdp::net::verify_checksums(h));  // sums do not depend on the order
+
+  net_test::Sample v6 = net_test::udp6_tagged();
+  h = afxdp::net::parse(v6.frame);
+  const afxdp::net::Ipv6Address source = h.ipv6.source();
+  const afxdp::net::Ipv6Address destination = h.ipv6.destination();
+  afxdp::net::swap_endpoints(h);
+  EXPECT_EQ(h.ipv6.source(), destination);
+  EXPECT_EQ(h.ipv6.destination(), source);
+  EXPECT_EQ(h.udp.source_port(), 53);
+  EXPECT_EQ(h.udp.destination_port(), 5353);
+  EXPECT_EQ(h.vlans[0].id(), 100);  // tags are not endpoints
+
+  net_test::Sample tcp = net_test::tcp4_options();
+  h = afxdp::net::parse(tcp.frame);
+  afxdp::net::swap_endpoints(h);
+  EXPECT_EQ(h.tcp.source_port(), 51000);
+  EXPECT_EQ(h.tcp.destination_port(), 443);
+
+  net_test::Sample arp = net_test::arp();
+  const Bytes before = arp.frame;
+  h = afxdp::net::parse(arp.frame);
+  afxdp::net::swap_endpoints(h);
+  EXPECT_TRUE(std::equal(before.begin() + 12, before.end(), arp.frame.begin() + 12));
+}
+
+// The handler examples/udp_service.cpp's shape: parse, check, answer in place.
+afxdp::Verdict echo_7777(afxdp::Frame& frame) {
+  Headers h = afxdp::net::parse(frame.data());
+  if (!h.udp || h.udp.destination_port() != 7777) return afxdp::Verdict::drop;
+  afxdp::net::swap_endpoints(h);
+  afxdp::net::update_checksums(h);
+  return afxdp::Verdict::send_back;
+}
+
+// An answer longer than the question: "hello" becomes "hello, world".
+afxdp::Verdict greet(afxdp::Frame& frame) {
+  Headers h = afxdp::net::parse(frame.data());
+  if (!h.udp) return afxdp::Verdict::drop;
+  constexpr std::string_view answer = "hello, world";
+  if (!afxdp::net::resize_payload(frame, h, answer.size())) return afxdp::Verdict::drop;
+  std::memcpy(h.payload.data(), answer.data(), answer.size());
+  afxdp::net::swap_endpoints(h);
+  afxdp::net::update_checksums(h);
+  return afxdp::Verdict::send_back;
+}
+
+TEST(NetEcho, AnEchoThroughServeAnswersWithValidChecksumsAndDropsTheRest) {
+  afxdp::testing::Loopback lb({.frames_per_queue = 64, .ring_size = 32});
+  afxdp::Queue& q = lb.port().queues()[0];
+  ASSERT_TRUE(lb.inject(0, net_test::udp4().frame));  // checksums 0: as if offloaded
+  ASSERT_TRUE(lb.inject(0, net_test::arp().frame));
+  ASSERT_TRUE(lb.inject(0, net_test::udp6_tagged().frame));  // port 53
+  EXPECT_EQ(q.serve(echo_7777), 3U);
+  q.flush();
+  auto sent = lb.transmitted(0);
+  ASSERT_EQ(sent.size(), 1U);
+  const Headers h = afxdp::net::parse(sent[0]);
+  EXPECT_EQ(h.udp.source_port(), 7777);
+  EXPECT_EQ(h.ipv4.destination(), 0x0a000005U);
+  EXPECT_TRUE(afxdp::net::verify_checksums(h));
+  EXPECT_NE(h.udp.checksum(), 0);
+}
+
+TEST(NetResizePayload, ALongerAnswerCarriesItsLengthsAndChecksums) {
+  afxdp::testing::Loopback lb({.frames_per_queue = 64, .ring_size = 32});
+  afxdp::Queue& q = lb.port().queues()[0];
+  ASSERT_TRUE(lb.inject(0, net_test::udp4().frame));
+  ASSERT_TRUE(lb.inject(0, net_test::udp6_tagged().frame));  // the trailer goes
+  EXPECT_EQ(q.serve(greet), 2U);
+  q.flush();
+  auto sent = lb.transmitted(0);
+  ASSERT_EQ(sent.size(), 2U);
+  for (const Bytes& frame : sent) {
+    Bytes copy = frame;
+    const Headers h = afxdp::net::parse(copy);
+    ASSERT_TRUE(h.udp);
+    EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(h.payload.data()), h.payload.size()),
+              "hello, world");
+    EXPECT_EQ(h.udp.length(), 8 + 12);
+    EXPECT_EQ(h.payload.data() + h.payload.size(), copy.data() + copy.size());
+    EXPECT_TRUE(afxdp::net::verify_checksums(h));
+  }
+  EXPECT_EQ(afxdp::net::parse(sent[0]).ipv4.total_length(), 20 + 8 + 12);
+  EXPECT_EQ(afxdp::net::parse(sent[1]).ipv6.payload_length(), 48 + 8 + 12);
+}
+
+TEST(NetResizePayload, RefusesWhatItCannotDoAndChangesNothing) {
+  afxdp::testing::Loopback lb({.frames_per_queue = 64, .ring_size = 32});
+  afxdp::Queue& q = lb.port().queues()[0];
+  ASSERT_TRUE(lb.inject(0, net_test::udp4().frame));
+  ASSERT_TRUE(lb.inject(0, net_test::arp().frame));
+  int refused = 0;
+  EXPECT_EQ(q.serve([&](afxdp::Frame& frame) {
+    Headers h = afxdp::net::parse(frame.data());
+    const Bytes before(frame.data().begin(), frame.data().end());
+    const std::uint32_t size = frame.size();
+    Headers other = h;
+    other.frame = other.frame.subspan(1);                                // not this frame's parse
+    refused += !afxdp::net::resize_payload(frame, h, frame.capacity());  // too long
+    refused += !afxdp::net::resize_payload(frame, other, 1);
+    EXPECT_EQ(frame.size(), size);
+    EXPECT_TRUE(std::equal(before.begin(), before.end(), frame.data().begin()));
+    if (h.arp) refused += !afxdp::net::resize_payload(frame, h, 0);  // no IP
+    return afxdp::Verdict::drop;
+  }),
+            2U);
+  EXPECT_EQ(refused, 5);
+}
+
+}  // namespace
