@@ -1,5 +1,7 @@
 #include "common/packet.hpp"
 
+#include <afxdp/net/checksum.hpp>
+
 #include <cstring>
 
 namespace afxdp::tool {
@@ -15,18 +17,14 @@ void put32(std::uint8_t* p, std::uint32_t value) {
   put16(p + 2, value & 0xFFFF);
 }
 
+// The library's Internet checksum (RFC 1071), over the tool's byte type.
+std::uint16_t internet_checksum(std::span<const std::uint8_t> bytes, std::uint32_t initial = 0) {
+  return net::internet_checksum(std::as_bytes(bytes), initial);
+}
+
 }  // namespace
 
 std::uint32_t udp_frame_headers(bool vlan) { return 14U + (vlan ? 4U : 0U) + 20U + 8U; }
-
-std::uint16_t internet_checksum(std::span<const std::uint8_t> bytes, std::uint32_t initial) {
-  std::uint64_t sum = initial;
-  std::size_t i = 0;
-  for (; i + 1 < bytes.size(); i += 2) sum += std::uint32_t{bytes[i]} << 8 | bytes[i + 1];
-  if (i < bytes.size()) sum += std::uint32_t{bytes[i]} << 8;  // odd length: pad with a zero
-  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-  return static_cast<std::uint16_t>(~sum & 0xFFFF);
-}
 
 std::uint32_t build_udp_frame(const UdpFrameSpec& spec, std::span<std::uint8_t> out) {
   std::uint8_t* p = out.data();

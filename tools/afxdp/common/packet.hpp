@@ -33,9 +33,6 @@ std::uint32_t udp_frame_headers(bool vlan);
 // its length.
 std::uint32_t build_udp_frame(const UdpFrameSpec& spec, std::span<std::uint8_t> out);
 
-// The Internet checksum (RFC 1071) of `bytes`, folded onto `initial` (a partial sum).
-std::uint16_t internet_checksum(std::span<const std::uint8_t> bytes, std::uint32_t initial = 0);
-
 // l2fwd's per-packet step: swap destination and source MAC addresses (len >= 12).
 inline void swap_macs(std::uint8_t* frame) noexcept {
   for (int i = 0; i < 6; ++i) {
