@@ -68,12 +68,15 @@ inline void parse_ipv4(Headers& h, Cursor c) noexcept {
 // Skips IPv6 extension headers from c.at on (next: the one there); false when one is truncated
 // or the datagram is a later fragment, which carries no L4 header.
 inline bool skip_ipv6_extensions(Headers& h, Cursor& c, std::uint8_t& next) noexcept {
-  constexpr std::uint8_t hop_by_hop = 0, routing = 43, fragment = 44, destination = 60;
+  // Hop-by-hop (0), routing (43), destination options (60) share a shape: a bit each, so that
+  // the test is a shift, never a jump table (no indirect jump per packet).
+  constexpr std::uint64_t options_shaped = 1ULL << 0 | 1ULL << 43 | 1ULL << 60;
+  constexpr std::uint8_t fragment = 44;
   for (int i = 0; i < 8; ++i) {  // a bound on the work; a real chain has two or three
     std::byte* p = c.here();
     std::size_t length = 8;
     bool later_fragment = false;
-    if (next == hop_by_hop || next == routing || next == destination) {
+    if (next < 64 && ((options_shaped >> next) & 1U) != 0) {
       if (c.left() < 8) return false;
       length = (std::size_t{load8(p + 1)} + 1) * 8;
       if (length > c.left()) return false;

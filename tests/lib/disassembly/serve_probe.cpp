@@ -1,6 +1,7 @@
 // Functions for the disassembly check (check_no_indirect.sh): each calls the Queue's data path
 // with a handler and is kept out of line under a plain name, so that its machine code can be
 // read. Nothing here runs; the binary only has to link.
+#include <afxdp/net.hpp>
 #include <afxdp/queue.hpp>
 #include <afxdp/testing/loopback.hpp>
 
@@ -51,6 +52,17 @@ __attribute__((noinline, used)) std::uint32_t afxdp_probe_receive_packets(afxdp:
   });
 }
 
+// A UDP echo through <afxdp/net.hpp>: parse's if-chains inlined into the handler.
+__attribute__((noinline, used)) std::uint32_t afxdp_probe_serve_udp_echo(afxdp::Queue& q) {
+  return q.serve([](afxdp::Frame& frame) {
+    afxdp::net::Headers h = afxdp::net::parse(frame.data());
+    if (!h.udp || h.udp.destination_port() != 7777) return afxdp::Verdict::drop;
+    afxdp::net::swap_endpoints(h);
+    afxdp::net::update_checksums(h);
+    return afxdp::Verdict::send_back;
+  });
+}
+
 // The check's own control: a handler called through a pointer must be caught.
 using Handler = afxdp::Verdict (*)(afxdp::Frame&);
 __attribute__((noinline, used)) std::uint32_t afxdp_probe_control(afxdp::Queue& q,
@@ -72,6 +84,7 @@ int main(int argc, char**) {
     afxdp_probe_control(lb.port().queues()[0], &h);
     afxdp_probe_serve_packets(lb.port().queues()[0]);
     afxdp_probe_receive_packets(lb.port().queues()[0], bytes);
+    afxdp_probe_serve_udp_echo(lb.port().queues()[0]);
   }
   return 0;
 }
