@@ -49,20 +49,24 @@ struct vlan_tag {
 
 // Bounds for the verifier and for the linear part of a frags packet: headers past it are not
 // read, so a rule that needs them does not match.
-#define MAX_L3_OFFSET 256U
+#define MAX_OFFSET 1024U
 #define MAX_EXT_HEADERS 6
 
-static __always_inline int has(void *data, void *end, __u32 off, __u32 len)
+// The `len` bytes at `off`, or null past the end (or past MAX_OFFSET).
+static __always_inline void *at(void *data, void *end, __u32 off, __u32 len)
 {
-  return off <= 1024 && data + off + len <= end;
+  if (off > MAX_OFFSET) return 0;
+  void *p = data + off;
+  if (p + len > end) return 0;
+  return p;
 }
 
 static __always_inline void read_ports(void *data, void *end, __u32 off,
                                        struct afxdp_steer_tuple *t)
 {
   if (t->proto != IPPROTO_TCP && t->proto != IPPROTO_UDP && t->proto != IPPROTO_SCTP) return;
-  if (!has(data, end, off, 4)) return;
-  __be16 *ports = data + off;
+  __be16 *ports = at(data, end, off, 4);
+  if (!ports) return;
   t->sport = ports[0];
   t->dport = ports[1];
   t->flags |= AFXDP_STEER_PORTS;
@@ -71,8 +75,8 @@ static __always_inline void read_ports(void *data, void *end, __u32 off,
 static __always_inline void parse_ipv4(void *data, void *end, __u32 off,
                                        struct afxdp_steer_tuple *t)
 {
-  if (!has(data, end, off, 20)) return;
-  __u8 *ip = data + off;
+  __u8 *ip = at(data, end, off, 20);
+  if (!ip) return;
   __u32 ihl = (ip[0] & 0x0f) * 4U;
   if (ihl < 20) return;
   __builtin_memcpy(t->src, ip + 12, 4);
@@ -86,8 +90,8 @@ static __always_inline void parse_ipv4(void *data, void *end, __u32 off,
 static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
                                        struct afxdp_steer_tuple *t)
 {
-  if (!has(data, end, off, 40)) return;
-  __u8 *ip = data + off;
+  __u8 *ip = at(data, end, off, 40);
+  if (!ip) return;
   __builtin_memcpy(t->src, ip + 8, 16);
   __builtin_memcpy(t->dst, ip + 24, 16);
   __u8 next = ip[6];
@@ -96,11 +100,11 @@ static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
     if (next != IPPROTO_HOPOPTS && next != IPPROTO_ROUTING && next != IPPROTO_DSTOPTS &&
         next != IPPROTO_FRAGMENT && next != IPPROTO_AH)
       break;
-    if (!has(data, end, off, 8)) {
+    __u8 *ext = at(data, end, off, 8);
+    if (!ext) {
       next = IPPROTO_NONE;  // the upper protocol is past what we can read
       break;
     }
-    __u8 *ext = data + off;
     __u8 this = next;
     next = ext[0];
     if (this == IPPROTO_FRAGMENT) {
@@ -128,8 +132,8 @@ static __always_inline void parse(struct xdp_md *ctx, struct afxdp_steer_tuple *
   __u32 off = sizeof(struct ethhdr);
   for (int i = 0; i < 2; i++) {
     if (proto != bpf_htons(ETH_P_8021Q) && proto != bpf_htons(ETH_P_8021AD)) break;
-    if (!has(data, end, off, sizeof(struct vlan_tag))) return;
-    struct vlan_tag *tag = data + off;
+    struct vlan_tag *tag = at(data, end, off, sizeof(struct vlan_tag));
+    if (!tag) return;
     __be16 id = tag->tci & bpf_htons(0x0fff);
     if (i == 0) {
       t->vlan_outer = id;
