@@ -59,6 +59,7 @@ std::vector<std::pair<std::uint16_t, std::uint16_t>> port_blocks(PortRange r) {
 // The entries of one alternative with directions fixed, before port blocks.
 Entry base_entry(const MatchTerm& t) {
   Entry e;
+  if (t == MatchTerm{}) return e;  // every frame, tagged or not: an all-zero mask
   e.mask.flags = AFXDP_STEER_TAG1 | AFXDP_STEER_TAG2;
   if (t.vlan_tags >= 1) e.value.flags |= AFXDP_STEER_TAG1;
   if (t.vlan_tags >= 2) e.value.flags |= AFXDP_STEER_TAG2;

@@ -1,6 +1,7 @@
 // The steering grammar: each production, its canonical form (parse(str()) round trip), and each
 // error with the word and its 1-based position.
 #include <afxdp/match.hpp>
+#include <afxdp/port.hpp>
 
 #include <gtest/gtest.h>
 
@@ -205,6 +206,28 @@ TEST(MatchError, IsOneInvalidArgumentQuotingTheExpression) {
   EXPECT_THROW((void)Match::parse("udp dst prot 7777"), std::invalid_argument);
   EXPECT_NE(error_of("udp dst prot 7777").find("match \"udp dst prot 7777\""), std::string::npos);
   EXPECT_THROW(Match(std::vector<MatchTerm>{}), std::invalid_argument);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(SteerConfig, NeedsTheEmbeddedProgramAndReceiving) {
+  afxdp::PortConfig c;
+  c.steer = {Match::parse("udp dst port 53")};
+  EXPECT_NO_THROW(afxdp::validate(c));
+  c.receive = false;
+  EXPECT_THROW(afxdp::validate(c), std::invalid_argument);
+  c.receive = true;
+  c.program.object = reinterpret_cast<bpf_object*>(&c);  // any non-null object: never opened
+  try {
+    afxdp::validate(c);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("steer:"), std::string::npos) << e.what();
+  }
+  c.steer.clear();
+  EXPECT_NO_THROW(afxdp::validate(c));  // an own program without rules: as before
 }
 
 }  // namespace

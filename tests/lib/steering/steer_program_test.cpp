@@ -182,6 +182,7 @@ TEST_P(SteerProgram, RemoveAndSharedEntries) {
   EXPECT_THROW((void)steering_.hits(a), std::out_of_range);
   add("");  // every frame, explicitly
   EXPECT_EQ(run(FrameSpec{.ethertype = 0x0806}), matched);
+  EXPECT_EQ(run(FrameSpec{.tags = {7, 8}}), matched);  // tagged ones too
 }
 
 TEST_P(SteerProgram, AThousandRulesOneShape) {
