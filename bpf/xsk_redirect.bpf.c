@@ -31,6 +31,13 @@ struct {
 } steer_entries SEC(".maps");
 
 struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, AFXDP_STEER_ENTRIES);
+  __type(key, struct afxdp_steer_narrow_key);
+  __type(value, __u32);  // rule slot
+} steer_narrow SEC(".maps");
+
+struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, AFXDP_STEER_RULES);
   __type(key, __u32);
@@ -154,6 +161,7 @@ static __always_inline void parse(struct xdp_md *ctx, struct afxdp_steer_tuple *
 static __always_inline long match(struct xdp_md *ctx)
 {
   struct afxdp_steer_key key = {};
+  struct afxdp_steer_narrow_key narrow = {};
   struct afxdp_steer_tuple tuple = {};
   parse(ctx, &tuple);
   __u32 count = READ_ONCE_U32(steer_shapes.count);
@@ -163,10 +171,18 @@ static __always_inline long match(struct xdp_md *ctx)
     if (tag == 0) continue;
     __u32 *mask = (__u32 *)&steer_shapes.masks[tag & AFXDP_STEER_SHAPE_BITS];
     __u32 *in = (__u32 *)&tuple;
-    __u32 *out = (__u32 *)&key.tuple;
-    for (int w = 0; w < sizeof(tuple) / 4; w++) out[w] = in[w] & mask[w];
-    key.tag = tag;
-    __u32 *slot = bpf_map_lookup_elem(&steer_entries, &key);
+    __u32 *slot;
+    if (tag & AFXDP_STEER_WIDE) {
+      __u32 *out = (__u32 *)&key.tuple;
+      for (int w = 0; w < sizeof(tuple) / 4; w++) out[w] = in[w] & mask[w];
+      key.tag = tag;
+      slot = bpf_map_lookup_elem(&steer_entries, &key);
+    } else {
+      __u32 *out = (__u32 *)narrow.head;
+      for (int w = 0; w < AFXDP_STEER_NARROW_SIZE / 4; w++) out[w] = in[w] & mask[w];
+      narrow.tag = tag;
+      slot = bpf_map_lookup_elem(&steer_narrow, &narrow);
+    }
     if (slot) return *slot;
   }
   return -1;

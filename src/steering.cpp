@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -22,6 +23,9 @@ namespace {
 using Tuple = afxdp_steer_tuple;
 using TupleBytes = std::array<std::uint8_t, sizeof(Tuple)>;
 using KeyBytes = std::array<std::uint8_t, sizeof(afxdp_steer_key)>;
+// A narrow key is the first bytes of a wide one (the tag, then the tuple's head).
+static_assert(offsetof(afxdp_steer_key, tuple) == offsetof(afxdp_steer_narrow_key, head));
+static_assert(offsetof(afxdp_steer_tuple, src) == AFXDP_STEER_NARROW_SIZE);
 
 // The most (mask, value) entries one rule may expand into: port ranges become prefix-aligned
 // blocks, either-direction ports and nets two alternatives each.
@@ -171,16 +175,24 @@ std::atomic_ref<std::uint32_t> word(std::uint32_t& w) { return std::atomic_ref<s
 
 }  // namespace
 
+// A key's tag names its map: shapes that mask an address bit are "wide" (the whole tuple);
+// the others are looked up on the tag and the tuple's first bytes, which start every key.
+int map_of(const detail::SteerTables& p, const KeyBytes& key) {
+  std::uint32_t tag = 0;
+  std::memcpy(&tag, key.data(), sizeof tag);
+  return (tag & AFXDP_STEER_WIDE) != 0 ? p.entries : p.narrow;
+}
+
 void Steering::State::write_entry(const KeyBytes& key, std::uint32_t slot) const {
   for (detail::SteerTables* p : programs) {
-    if (bpf_map_update_elem(p->entries, key.data(), &slot, BPF_ANY) != 0) {
+    if (bpf_map_update_elem(map_of(*p, key), key.data(), &slot, BPF_ANY) != 0) {
       throw_errno(errno, "steering: bpf_map_update_elem on steer_entries");
     }
   }
 }
 
 void Steering::State::erase_entry(const KeyBytes& key) const {
-  for (detail::SteerTables* p : programs) bpf_map_delete_elem(p->entries, key.data());
+  for (detail::SteerTables* p : programs) bpf_map_delete_elem(map_of(*p, key), key.data());
 }
 
 void Steering::State::zero_hits(std::uint32_t slot) const {
@@ -228,7 +240,11 @@ void Steering::State::insert(Rule& rule, const std::vector<Entry>& entries) {
       std::uint32_t s = 0;
       while (shape_used.at(s)) ++s;  // free: checked by the caller
       shape_used.at(s) = true;
-      shape = {.slot = s, .tag = (++generation << 5) | s, .rules = 0};
+      const bool addresses = std::any_of(mask.begin() + AFXDP_STEER_NARROW_SIZE, mask.end(),
+                                         [](std::uint8_t b) { return b != 0; });
+      shape = {.slot = s,
+               .tag = (++generation << 6) | (addresses ? AFXDP_STEER_WIDE : 0U) | s,
+               .rules = 0};
       fresh.emplace_back(&shape, mask);
     }
     if (rule.shapes.empty() ||

@@ -80,6 +80,7 @@ XskProgram::XskProgram(const XskProgramConfig& config) : state_(std::make_unique
 
   s.map = duplicate(bpf_map__fd(s.skeleton->maps.xsks), "the XSKMAP");
   s.steer = detail::SteerTables{.entries = bpf_map__fd(s.skeleton->maps.steer_entries),
+                                .narrow = bpf_map__fd(s.skeleton->maps.steer_narrow),
                                 .hits = bpf_map__fd(s.skeleton->maps.steer_hits),
                                 .shapes = &s.skeleton->bss->steer_shapes};
   s.program_fd = bpf_program__fd(chosen);
