@@ -2,8 +2,19 @@
 // Policy: a frame goes to the AF_XDP socket bound to the rx queue it arrived on; a queue without
 // a socket gets the configured fallback action (bpf_redirect_map returns the low bits of its
 // flags argument when the map has no entry for the key).
+//
+// Steering: once a rule exists (shapes.on), only frames that match one go to the socket, the
+// rest XDP_PASS to the kernel. The headers are parsed once into a tuple; each rule shape in use
+// (at most AFXDP_STEER_SHAPES) costs one hash lookup of (tag, tuple & mask), whatever the number
+// of rules. See docs/api.md "Steering".
 #include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
+
+#include "xsk_steer_shared.h"
 
 struct {
   __uint(type, BPF_MAP_TYPE_XSKMAP);
@@ -12,20 +23,186 @@ struct {
   __type(value, __u32);
 } xsks SEC(".maps");
 
-const volatile __u32 fallback_action = XDP_PASS;
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, AFXDP_STEER_ENTRIES);
+  __type(key, struct afxdp_steer_key);
+  __type(value, __u32);  // rule slot
+} steer_entries SEC(".maps");
 
-SEC("xdp")
-int xsk_redirect(struct xdp_md *ctx) {
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, AFXDP_STEER_ENTRIES);
+  __type(key, struct afxdp_steer_narrow_key);
+  __type(value, __u32);  // rule slot
+} steer_narrow SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, AFXDP_STEER_RULES);
+  __type(key, __u32);
+  __type(value, __u64);
+} steer_hits SEC(".maps");
+
+const volatile __u32 fallback_action = XDP_PASS;
+struct afxdp_steer_shapes steer_shapes;
+
+#define READ_ONCE_U32(x) (*(volatile __u32 *)&(x))
+
+struct vlan_tag {
+  __be16 tci;
+  __be16 proto;
+};
+
+// Bounds for the verifier and for the linear part of a frags packet: headers past it are not
+// read, so a rule that needs them does not match.
+#define MAX_OFFSET 1024U
+#define MAX_EXT_HEADERS 6
+
+// The `len` bytes at `off`, or null past the end (or past MAX_OFFSET).
+static __always_inline void *at(void *data, void *end, __u32 off, __u32 len) {
+  if (off > MAX_OFFSET) return 0;
+  void *p = data + off;
+  if (p + len > end) return 0;
+  return p;
+}
+
+static __always_inline void read_ports(void *data, void *end, __u32 off,
+                                       struct afxdp_steer_tuple *t) {
+  if (t->proto != IPPROTO_TCP && t->proto != IPPROTO_UDP && t->proto != IPPROTO_SCTP) return;
+  __be16 *ports = at(data, end, off, 4);
+  if (!ports) return;
+  t->sport = ports[0];
+  t->dport = ports[1];
+  t->flags |= AFXDP_STEER_PORTS;
+}
+
+static __always_inline void parse_ipv4(void *data, void *end, __u32 off,
+                                       struct afxdp_steer_tuple *t) {
+  __u8 *ip = at(data, end, off, 20);
+  if (!ip) return;
+  __u32 ihl = (ip[0] & 0x0f) * 4U;
+  if (ihl < 20) return;
+  __builtin_memcpy(t->src, ip + 12, 4);
+  __builtin_memcpy(t->dst, ip + 16, 4);
+  t->proto = ip[9];
+  __be16 frag = *(__be16 *)(ip + 6);
+  if (frag & bpf_htons(0x1fff)) return;  // a later fragment: no ports in it
+  read_ports(data, end, off + ihl, t);
+}
+
+static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
+                                       struct afxdp_steer_tuple *t) {
+  __u8 *ip = at(data, end, off, 40);
+  if (!ip) return;
+  __builtin_memcpy(t->src, ip + 8, 16);
+  __builtin_memcpy(t->dst, ip + 24, 16);
+  __u8 next = ip[6];
+  off += 40;
+  for (int i = 0; i < MAX_EXT_HEADERS; i++) {
+    if (next != IPPROTO_HOPOPTS && next != IPPROTO_ROUTING && next != IPPROTO_DSTOPTS &&
+        next != IPPROTO_FRAGMENT && next != IPPROTO_AH)
+      break;
+    __u8 *ext = at(data, end, off, 8);
+    if (!ext) {
+      next = IPPROTO_NONE;  // the upper protocol is past what we can read
+      break;
+    }
+    __u8 this = next;
+    next = ext[0];
+    if (this == IPPROTO_FRAGMENT) {
+      off += 8;
+      if (*(__be16 *)(ext + 2) & bpf_htons(0xfff8)) {  // a later fragment: no ports
+        t->proto = next;
+        return;
+      }
+    } else if (this == IPPROTO_AH) {
+      off += (ext[1] + 2U) * 4U;
+    } else {
+      off += (ext[1] + 1U) * 8U;
+    }
+  }
+  t->proto = next;
+  read_ports(data, end, off, t);
+}
+
+static __always_inline void parse(struct xdp_md *ctx, struct afxdp_steer_tuple *t) {
+  void *data = (void *)(long)ctx->data;
+  void *end = (void *)(long)ctx->data_end;
+  if (data + sizeof(struct ethhdr) > end) return;
+  __be16 proto = ((struct ethhdr *)data)->h_proto;
+  __u32 off = sizeof(struct ethhdr);
+  for (int i = 0; i < 2; i++) {
+    if (proto != bpf_htons(ETH_P_8021Q) && proto != bpf_htons(ETH_P_8021AD)) break;
+    struct vlan_tag *tag = at(data, end, off, sizeof(struct vlan_tag));
+    if (!tag) return;
+    __be16 id = tag->tci & bpf_htons(0x0fff);
+    if (i == 0) {
+      t->vlan_outer = id;
+      t->flags |= AFXDP_STEER_TAG1;
+    } else {
+      t->vlan_inner = id;
+      t->flags |= AFXDP_STEER_TAG2;
+    }
+    proto = tag->proto;
+    off += sizeof(struct vlan_tag);
+  }
+  t->ethertype = proto;
+  if (proto == bpf_htons(ETH_P_IP))
+    parse_ipv4(data, end, off, t);
+  else if (proto == bpf_htons(ETH_P_IPV6))
+    parse_ipv6(data, end, off, t);
+}
+
+// The slot of the first rule the frame matches, or -1.
+static __always_inline long match(struct xdp_md *ctx) {
+  struct afxdp_steer_key key = {};
+  struct afxdp_steer_narrow_key narrow = {};
+  struct afxdp_steer_tuple tuple = {};
+  parse(ctx, &tuple);
+  __u32 count = READ_ONCE_U32(steer_shapes.count);
+  for (__u32 i = 0; i < AFXDP_STEER_SHAPES; i++) {
+    if (i >= count) break;
+    __u32 tag = READ_ONCE_U32(steer_shapes.tags[i]);
+    if (tag == 0) continue;
+    __u32 *mask = (__u32 *)&steer_shapes.masks[tag & AFXDP_STEER_SHAPE_BITS];
+    __u32 *in = (__u32 *)&tuple;
+    __u32 *slot;
+    if (tag & AFXDP_STEER_WIDE) {
+      __u32 *out = (__u32 *)&key.tuple;
+      for (int w = 0; w < sizeof(tuple) / 4; w++) out[w] = in[w] & mask[w];
+      key.tag = tag;
+      slot = bpf_map_lookup_elem(&steer_entries, &key);
+    } else {
+      __u32 *out = (__u32 *)narrow.head;
+      for (int w = 0; w < AFXDP_STEER_NARROW_SIZE / 4; w++) out[w] = in[w] & mask[w];
+      narrow.tag = tag;
+      slot = bpf_map_lookup_elem(&steer_narrow, &narrow);
+    }
+    if (slot) return *slot;
+  }
+  return -1;
+}
+
+static __always_inline int steer(struct xdp_md *ctx) {
+  if (READ_ONCE_U32(steer_shapes.on)) {
+    long slot = match(ctx);
+    if (slot < 0) return XDP_PASS;
+    __u32 index = slot;
+    __u64 *hits = bpf_map_lookup_elem(&steer_hits, &index);
+    if (hits) *hits += 1;
+  }
   return bpf_redirect_map(&xsks, ctx->rx_queue_index, fallback_action);
 }
+
+SEC("xdp")
+int xsk_redirect(struct xdp_md *ctx) { return steer(ctx); }
 
 // The same policy for multi-buffer sockets: "xdp.frags" loads it with BPF_F_XDP_HAS_FRAGS, so
 // the driver hands it packets larger than a page (MTU 9000) instead of refusing to attach it,
 // and a socket bound with XDP_USE_SG receives them as descriptor chains. Only one of the two
-// programs is loaded (XskProgramConfig::frags).
+// programs is loaded (XskProgramConfig::frags). The headers are parsed in the linear part.
 SEC("xdp.frags")
-int xsk_redirect_frags(struct xdp_md *ctx) {
-  return bpf_redirect_map(&xsks, ctx->rx_queue_index, fallback_action);
-}
+int xsk_redirect_frags(struct xdp_md *ctx) { return steer(ctx); }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -144,6 +144,10 @@ void attach_programs(Port::State& s, const std::vector<std::string>& interfaces)
     auto program = own.object == nullptr ? std::make_unique<XskProgram>(config)
                                          : std::make_unique<XskProgram>(XskProgram::from_object(
                                                own.object, own.name, own.xskmap, config));
+    if (own.object == nullptr) s.steering.attach(*program);
+    if (s.programs.empty()) {  // the rules before any socket; later programs get them in attach
+      for (const Match& m : s.config.steer) s.steering.add(m);
+    }
     for (std::size_t k = 0; k < s.per_interface; ++k, ++i) {
       Queue& q = s.queues.span()[i];
       program->insert(q.id(), q.fd());
@@ -200,6 +204,10 @@ void validate(const PortConfig& c) {
   }
   validate(umem_config(c, 1));
   validate(socket_config(c, "port", 0));
+  if (!c.steer.empty() && (c.program.object != nullptr || !c.receive)) {
+    throw std::invalid_argument(
+        "steer: needs the embedded redirect program (receive on, no own program)");
+  }
 }
 
 Port Port::open(std::string_view interface, const PortConfig& config) {
@@ -233,6 +241,8 @@ Queue& Port::queue(std::uint32_t id) {
 XskProgram* Port::program(std::size_t i) noexcept {
   return i < state_->programs.size() ? state_->programs[i].get() : nullptr;
 }
+
+Steering& Port::steering() noexcept { return state_->steering; }
 
 bool Port::zero_copy() const noexcept {
   return !state_->sockets.empty() && state_->sockets.front()->zero_copy();

@@ -48,6 +48,7 @@ struct Port::State {
   std::vector<std::unique_ptr<Umem>> umems;
   std::vector<std::unique_ptr<Socket>> sockets;
   std::vector<std::unique_ptr<XskProgram>> programs;
+  Steering steering;  // points into the programs' tables
   detail::FrameOwners owners;
   std::size_t per_interface = 0;  // queues on each interface (queues() holds a's, then b's)
   std::shared_ptr<void> backend;  // what else the queues' rings live in (testing::Loopback)

@@ -3,6 +3,7 @@
 #include <afxdp/unique_fd.hpp>
 #include <afxdp/xsk_program.hpp>
 
+#include "steer_tables.hpp"
 #include "xsk_redirect.skel.h"
 
 #include <bpf/bpf.h>
@@ -26,8 +27,10 @@ using Skeleton = std::unique_ptr<xsk_redirect, SkeletonDeleter>;
 struct XskProgram::State {
   XskProgramConfig config;
   unsigned ifindex = 0;
-  Skeleton skeleton;  // the embedded program; empty for an application's own
-  UniqueFd map;       // our own reference to the XSKMAP, whoever loaded it
+  Skeleton skeleton;                         // the embedded program; empty for an application's own
+  UniqueFd map;                              // our own reference to the XSKMAP, whoever loaded it
+  int program_fd = -1;                       // the embedded program's (the skeleton owns it)
+  std::optional<detail::SteerTables> steer;  // the embedded program's
   std::optional<XdpLink> link;
 };
 
@@ -51,9 +54,10 @@ XskProgram::XskProgram(const XskProgramConfig& config) : state_(std::make_unique
   if (config.fallback == XdpAction::redirect) {
     throw std::invalid_argument("fallback: must be aborted, drop, pass or tx");
   }
-  s.ifindex = interface_index(config.interface);
+  const bool named = config.attach || !config.interface.empty();
+  s.ifindex = named ? interface_index(config.interface) : 0;
   std::uint32_t queues = config.queues;
-  if (queues == 0) queues = interface_rx_queues(config.interface);
+  if (queues == 0 && named) queues = interface_rx_queues(config.interface);
   if (queues == 0) queues = 64;  // the driver does not say: room for the usual maximum
 
   s.skeleton.reset(xsk_redirect__open());
@@ -75,7 +79,12 @@ XskProgram::XskProgram(const XskProgramConfig& config) : state_(std::make_unique
   }
 
   s.map = duplicate(bpf_map__fd(s.skeleton->maps.xsks), "the XSKMAP");
-  s.link.emplace(attach(config, bpf_program__fd(chosen)));
+  s.steer = detail::SteerTables{.entries = bpf_map__fd(s.skeleton->maps.steer_entries),
+                                .narrow = bpf_map__fd(s.skeleton->maps.steer_narrow),
+                                .hits = bpf_map__fd(s.skeleton->maps.steer_hits),
+                                .shapes = &s.skeleton->bss->steer_shapes};
+  s.program_fd = bpf_program__fd(chosen);
+  if (config.attach) s.link.emplace(attach(config, s.program_fd));
 }
 
 XskProgram::XskProgram(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -125,7 +134,13 @@ void XskProgram::erase(std::uint32_t queue) {
 }
 
 unsigned XskProgram::ifindex() const noexcept { return state_->ifindex; }
-std::uint32_t XskProgram::program_id() const noexcept { return state_->link->program_id(); }
+std::uint32_t XskProgram::program_id() const noexcept {
+  return state_->link ? state_->link->program_id() : 0;
+}
+int XskProgram::program_fd() const noexcept { return state_->program_fd; }
+detail::SteerTables* XskProgram::steer_tables() noexcept {
+  return state_->steer ? &*state_->steer : nullptr;
+}
 const XskProgramConfig& XskProgram::config() const noexcept { return state_->config; }
 
 }  // namespace afxdp

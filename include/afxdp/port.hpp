@@ -16,6 +16,7 @@
 
 #include <afxdp/queue.hpp>
 #include <afxdp/socket.hpp>
+#include <afxdp/steering.hpp>
 #include <afxdp/xsk_program.hpp>
 
 #include <chrono>
@@ -66,6 +67,9 @@ struct PortConfig {
   };
   Program program{};
   std::chrono::milliseconds busy_retry{1000};  // how long a bind saying EBUSY is retried
+  // What the sockets receive: frames matching any of these (Port::steering() changes them
+  // later); the rest pass to the kernel. Empty: every frame. In place before any socket is.
+  std::vector<Match> steer{};
 };
 
 // Throws std::invalid_argument naming the field and the rule; needs no kernel.
@@ -93,6 +97,8 @@ class Port {
   Queue& queue(std::uint32_t id);
   // The redirect program on interface i (0, or 1 for open_pair's b); null when not receiving.
   XskProgram* program(std::size_t i = 0) noexcept;
+  // The steering rules of every program of the port (docs/api.md "Steering").
+  Steering& steering() noexcept;
   // Did the sockets bind in zero-copy mode?
   [[nodiscard]] bool zero_copy() const noexcept;
   [[nodiscard]] const PortConfig& config() const noexcept;

@@ -30,7 +30,14 @@ struct XskProgramConfig {
   // Load the frags-capable variant (SEC("xdp.frags")), for multi-buffer sockets (XDP_USE_SG) and
   // MTUs larger than a page. Embedded program only.
   bool frags = false;
+  // false: load the program without attaching it (BPF_PROG_TEST_RUN, benchmarks); `interface`
+  // may then be empty. Embedded program only.
+  bool attach = true;
 };
+
+namespace detail {
+struct SteerTables;
+}
 
 class XskProgram {
  public:
@@ -54,6 +61,9 @@ class XskProgram {
 
   [[nodiscard]] unsigned ifindex() const noexcept;
   [[nodiscard]] std::uint32_t program_id() const noexcept;
+  [[nodiscard]] int program_fd() const noexcept;  // the embedded program's; -1 for an own
+  // The steering tables of the embedded program (Steering::attach); null for an own program.
+  [[nodiscard]] detail::SteerTables* steer_tables() noexcept;
   [[nodiscard]] const XskProgramConfig& config() const noexcept;
 
  private:

@@ -84,6 +84,11 @@ std::vector<Row> bench_rows(const std::string& s, const std::string& i) {
                            "--shared-umem", "--json", "--force", "--drop-privileges", "--frags"}) {
     rows.push_back(flag(s, i, name));
   }
+  if (s != "txpush") {
+    rows.push_back({"--steer",
+                    {s, "-i", i, "--steer", "udp dst prot 5", "-d", "1"},
+                    {"--steer", "'prot' at 9", "expected port"}});
+  }
   return rows;
 }
 
@@ -194,6 +199,9 @@ std::vector<Row> dump_rows(const std::string& i) {
       {"--count", {s, "-i", i, "-w", file, "-C", "abc"}, {"--count", "abc"}},
       {"--skb", {s, "-i", i, "-w", file, "--skb=maybe"}, {"--skb", "maybe"}},
       {"--frags", {s, "-i", i, "-w", file, "--frags=maybe"}, {"--frags", "maybe"}},
+      {"--steer",
+       {s, "-i", i, "-w", file, "--steer", "arp and udp"},
+       {"--steer", "'udp' at 9", "contradicts 'arp'"}},
       {"", {s, "-i", i, "-w", file, "--bogus"}, {"--bogus"}},
   };
 }
@@ -233,6 +241,8 @@ std::vector<Row> latency_rows(const std::string& i) {
       {"--spin-before-sleep",
        {s, "-i", i, "--wait", "busy-poll", "--spin-before-sleep", "5"},
        {"--spin-before-sleep", "busy-poll"}},
+      {"--steer", {s, "-i", i, "--steer", "bogus"}, {"--steer", "'bogus' at 1"}},
+      {"--steer", {s, "--udp", "10.0.0.2:7", "--steer", "udp"}, {"--steer", "--udp"}},
       flag(s, i, "--skb"),
       flag(s, i, "--json"),
       {"", {s, "-i", i, "--bogus"}, {"--bogus"}},

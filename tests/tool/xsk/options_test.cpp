@@ -120,6 +120,16 @@ TEST(BenchOptions, ShortOptionsAsXdpsockSpellsThem) {
   EXPECT_TRUE(o.json && o.force);
 }
 
+TEST(BenchOptions, SteerIsOneRuleEachAndOnlyWhereFramesAreReceived) {
+  const BenchOptions o =
+      parse(Benchmark::l2fwd, {"-i", "x", "--steer", "udp dst port 53", "--steer", "arp"});
+  ASSERT_EQ(o.steer.size(), 2U);
+  EXPECT_EQ(o.steer[0].str(), "udp dst port 53");
+  EXPECT_EQ(o.steer[1].str(), "arp");
+  EXPECT_TRUE(parse(Benchmark::rxdrop, {"-i", "x"}).steer.empty());
+  EXPECT_THROW(parse(Benchmark::txpush, {"-i", "x", "--steer", "arp"}), CLI::ParseError);
+}
+
 TEST(BenchOptions, UnalignedAllowsOtherFrameSizes) {
   EXPECT_EQ(parse(Benchmark::rxdrop, {"-i", "x", "-u", "-f", "3000"}).frame_size, 3000U);
 }

@@ -3,6 +3,7 @@
 #include "common/frame_fit.hpp"
 #include "common/number_checks.hpp"
 #include "common/require.hpp"
+#include "common/steer.hpp"
 
 #include "common/pcap.hpp"
 
@@ -102,6 +103,8 @@ CLI::App* add_dump_options(CLI::App& parent, DumpOptions& o) {
   app->add_flag(
       "-F,--frags", o.frags,
       "multi-buffer (XDP_USE_SG, Linux 6.6+): packets larger than a frame, one record each");
+  add_steer_option(*app, o.steer_texts);
+  finish_after_parsing(*app, [&o] { o.steer = parse_steer(o.steer_texts); });
   return app;
 }
 
@@ -124,10 +127,12 @@ int run_dump(const DumpOptions& o) {
                                        .bind = o.skb ? BindMode::skb : BindMode::native_copy,
                                        .attach = o.skb ? AttachMode::skb : AttachMode::native,
                                        .transmit = false,
-                                       .multi_buffer = o.frags});
+                                       .multi_buffer = o.frags,
+                                       .steer = o.steer});
   Queue& queue = port.queues().front();
   const std::string write_error = capture(queue, writer, o, signals);
   print_summary(queue, writer, o);
+  std::fputs(steering_text(port.steering().list()).c_str(), stderr);
   if (!write_error.empty()) throw std::runtime_error(write_error);
   require_every_frame_accounted_for(queue);
   return 0;

@@ -6,8 +6,11 @@
 
 #include "subcommands.hpp"
 
+#include <afxdp/match.hpp>
+
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace afxdp::tool {
 
@@ -18,6 +21,9 @@ struct DumpOptions {
   std::uint64_t count = 0;  // -C: 0 is until interrupted
   bool skb = false;         // -S: attach in skb (generic) mode instead of native
   bool frags = false;       // -F: multi-buffer, one record per whole packet
+  // --steer: only these frames, the rest to the kernel (texts, then parsed)
+  std::vector<std::string> steer_texts;
+  std::vector<Match> steer;
 };
 
 // Adds the `dump` sub-app with its options bound to `options` (pure: no syscalls).

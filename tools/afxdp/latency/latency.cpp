@@ -2,6 +2,7 @@
 
 #include "common/number_checks.hpp"
 #include "common/require.hpp"
+#include "common/steer.hpp"
 #include "latency/latency_loop.hpp"
 #include "latency/latency_report.hpp"
 #include "latency/udp_echo.hpp"
@@ -68,6 +69,7 @@ CLI::App* add_latency_options(CLI::App& parent, LatencyOptions& o) {
   CLI::Option* skb = app->add_flag("-S,--skb", o.skb, "skb (generic) XDP mode");
   app->add_option("--cpu", o.cpu_text, "pin to this CPU");
   app->add_flag("--json", o.json, "one JSON object instead of the text report");
+  add_steer_option(*app, o.steer_texts);
   udp->excludes(interface);
   udp->excludes(queue);
   udp->excludes(dst_mac);
@@ -116,6 +118,8 @@ void finish_latency_options(LatencyOptions& o) {
     require(cpus.size() == 1, "--cpu: '" + o.cpu_text + "' names more than one CPU");
     o.cpu = cpus.front();
   }
+  o.steer = parse_steer(o.steer_texts);
+  require(o.steer.empty() || o.udp_text.empty(), "--steer: AF_XDP only, not with --udp");
 }
 
 Command add_latency_command(CLI::App& parent) {

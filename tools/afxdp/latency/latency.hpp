@@ -11,10 +11,13 @@
 #include "common/parse.hpp"
 #include "subcommands.hpp"
 
+#include <afxdp/match.hpp>
+
 #include <cstdint>
 #include <netinet/in.h>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace afxdp::tool {
 
@@ -42,12 +45,15 @@ struct LatencyOptions {
   bool skb = false;                // -S
   std::string cpu_text;            // --cpu N
   bool json = false;               // --json
+  // --steer (AF_XDP only): only these frames reach the socket, the rest the kernel
+  std::vector<std::string> steer_texts;
 
   // Filled in by finish_latency_options.
   LatencyWait wait = LatencyWait::poll;
   std::optional<sockaddr_in> udp;
   std::optional<Mac> dst_mac;
   std::optional<unsigned> cpu;
+  std::vector<Match> steer;
 };
 
 // Adds `latency` to `parent`, bound to `options`; parsing ends in finish_latency_options (pure).

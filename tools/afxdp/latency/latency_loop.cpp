@@ -257,13 +257,15 @@ LatencyResult measure_xsk(const LatencyOptions& o, const SignalStop& signals) {
                     .bind = o.skb ? BindMode::skb : BindMode::automatic,
                     .attach = o.skb ? AttachMode::skb : AttachMode::native,
                     .busy_poll = o.wait == LatencyWait::busy_poll,
-                    .spin_before_sleep = std::chrono::nanoseconds(std::llround(o.spin_us * 1000))});
+                    .spin_before_sleep = std::chrono::nanoseconds(std::llround(o.spin_us * 1000)),
+                    .steer = o.steer});
   Queue& queue = port.queues().front();
   XskLink link(queue, std::move(frame), o.wait);
   LatencyResult r = measure(link, o, signals, "on " + o.interface);
   r.transport = "af_xdp";
   r.path = queue.name() + (o.skb ? " (xdp-skb, " : " (xdp-drv, ") +
            (port.zero_copy() ? "zero-copy)" : "copy mode)");
+  r.steering = port.steering().list();
   return r;
 }
 

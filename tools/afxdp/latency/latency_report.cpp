@@ -1,6 +1,7 @@
 #include "latency/latency_report.hpp"
 
 #include "common/json.hpp"
+#include "common/steer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -101,7 +102,7 @@ std::string latency_text(const LatencyResult& r) {
                   std::string(static_cast<std::size_t>(width), '#').c_str());
     out += line;
   }
-  return out;
+  return out + steering_text(r.steering);
 }
 
 std::string latency_json(const LatencyResult& r) {
@@ -137,7 +138,9 @@ std::string latency_json(const LatencyResult& r) {
     }
     out += text;
   }
-  return out + "]}\n";
+  out += "]";
+  if (!r.steering.empty()) out += ",\"steering\":" + steering_json(r.steering);
+  return out + "}\n";
 }
 
 }  // namespace afxdp::tool

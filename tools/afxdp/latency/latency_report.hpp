@@ -2,6 +2,8 @@
 // log-spaced buckets, the probes lost, as a text table or one JSON line. Pure: unit-tested.
 #pragma once
 
+#include <afxdp/steering.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,6 +39,7 @@ struct LatencyResult {
   double cpu_seconds = 0;  // this process's, user and system, over the same time
   RoundTrips round_trips;
   std::vector<Bucket> buckets;
+  std::vector<SteeringRule> steering;  // AF_XDP with --steer: each rule's hits
   [[nodiscard]] std::uint64_t lost() const noexcept { return sent - received; }
 };
 

@@ -1,5 +1,7 @@
 #include "xsk/xsk_options.hpp"
 
+#include "common/steer.hpp"
+
 #include "common/number_checks.hpp"
 #include "common/require.hpp"
 #include "subcommands.hpp"
@@ -153,6 +155,7 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
   add_socket_options(app, o);
   add_run_options(app, o);
   if (benchmark == Benchmark::txpush) add_txpush_options(app, o);
+  if (benchmark != Benchmark::txpush) add_steer_option(app, o.steer_texts);
 }
 
 void finish_bench_options(BenchOptions& o) {
@@ -160,6 +163,7 @@ void finish_bench_options(BenchOptions& o) {
   require(o.queues.size() <= 64, "queue (-q): at most 64 queues");
   o.cpus = o.cpu_text.empty() ? std::vector<std::uint32_t>{}
                               : parse_number_list(o.cpu_text, "--cpu", max_cpu);
+  o.steer = parse_steer(o.steer_texts);
 
   require(o.native + o.skb <= 1, "-N and -S: choose one XDP mode");
   require(o.zero_copy + o.copy <= 1, "-z and -c: choose one of zero-copy and copy");

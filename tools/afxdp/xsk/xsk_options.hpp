@@ -10,6 +10,8 @@
 
 #include "common/parse.hpp"
 
+#include <afxdp/match.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <array>
@@ -70,10 +72,12 @@ struct BenchOptions {
   std::string user;                       // --user (implies --drop-privileges)
   std::string group;                      // --group (implies --drop-privileges)
   bool frags = false;                     // -F: multi-buffer (XDP_USE_SG), packets over frames
+  std::vector<std::string> steer_texts;   // --steer (rxdrop, l2fwd), one rule each
 
   // Filled in by finish_bench_options.
   std::vector<std::uint32_t> queues;
   std::vector<std::uint32_t> cpus;
+  std::vector<Match> steer;
   std::optional<Mac> dst_mac;
   std::optional<Mac> src_mac;
   std::uint32_t src_ip = 0;  // host byte order

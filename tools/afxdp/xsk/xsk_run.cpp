@@ -2,6 +2,7 @@
 
 #include "common/report_schedule.hpp"
 #include "common/require.hpp"
+#include "common/steer.hpp"
 #include "xsk/privileges.hpp"
 
 #include <afxdp/interface.hpp>
@@ -165,12 +166,19 @@ class Ticker {
 };
 
 // The summary, then what went wrong, if anything did, as the run's one error.
-void summarize(const BenchOptions& o, std::span<Queue> queues, const Reporter& reporter,
-               Clock::time_point start, bool lost_interface) {
+void summarize(const BenchOptions& o, Port& port, const Reporter& reporter, Clock::time_point start,
+               bool lost_interface) {
+  const std::span<Queue> queues = port.queues();
   std::vector<Sample> totals;
   for (const Queue& q : queues) totals.push_back(sample(q, o.extra_stats, start));
   const LedgerTotals ledger = ledger_totals(queues);
   reporter.summary(totals, std::chrono::duration<double>(Clock::now() - start).count(), ledger);
+  if (!o.steer.empty()) {  // each rule's hits, after the summary
+    const std::vector<SteeringRule> rules = port.steering().list();
+    const std::string text =
+        o.json ? "{\"steering\":" + steering_json(rules) + "}\n" : steering_text(rules);
+    std::fputs(text.c_str(), stdout);
+  }
   if (lost_interface) {
     throw std::runtime_error("interface " + o.interface + " disappeared while " +
                              benchmark_name(o.benchmark) + " was running");
@@ -203,6 +211,7 @@ PortConfig port_config(const BenchOptions& o) {
   c.transmit = o.benchmark != Benchmark::rxdrop;
   c.unaligned_chunks = o.unaligned;
   c.multi_buffer = o.frags;
+  c.steer = o.steer;
   return c;
 }
 
@@ -241,7 +250,7 @@ int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
   }
   // A wake-up that failed because the device went away names the interface, not the errno.
   const bool lost_interface = ticker.lost_interface() || !interface_exists(ifindex);
-  summarize(o, queues, reporter, ticker.start(), lost_interface);
+  summarize(o, port, reporter, ticker.start(), lost_interface);
   if (failure) std::rethrow_exception(failure);
   return 0;
 }

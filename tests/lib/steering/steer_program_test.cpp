@@ -1,0 +1,238 @@
+// The redirect program's steering, run by the kernel on crafted frames through
+// BPF_PROG_TEST_RUN: no interface, no socket. The XSKMAP is empty and the fallback is XDP_DROP,
+// so a frame that matched (or any frame, with no rule) comes back XDP_DROP from
+// bpf_redirect_map, and a frame that matched nothing XDP_PASS.
+#include <afxdp/match.hpp>
+#include <afxdp/steering.hpp>
+#include <afxdp/xsk_program.hpp>
+
+#include "system_test.hpp"
+#include "test_frames.hpp"
+
+#include <bpf/bpf.h>
+#include <cerrno>
+#include <linux/bpf.h>
+#include <optional>
+#include <system_error>
+
+namespace {
+
+using afxdp::Match;
+using afxdp::test::frame;
+using afxdp::test::FrameSpec;
+
+constexpr std::uint32_t matched = XDP_DROP;
+constexpr std::uint32_t passed = XDP_PASS;
+
+class SteerProgram : public testing::TestWithParam<bool> {  // the frags variant?
+ protected:
+  void SetUp() override {
+    AFXDP_REQUIRE_SYSTEM();
+    program_.emplace(afxdp::XskProgramConfig{.interface = "",
+                                             .fallback = afxdp::XdpAction::drop,
+                                             .queues = 1,
+                                             .frags = GetParam(),
+                                             .attach = false});
+    steering_.attach(*program_);
+  }
+
+  std::uint32_t run(const std::vector<std::uint8_t>& data) {
+    LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = data.data(),
+                .data_size_in = static_cast<std::uint32_t>(data.size()), .repeat = 1);
+    if (bpf_prog_test_run_opts(program_->program_fd(), &opts) != 0) {
+      throw std::system_error(errno, std::generic_category(), "BPF_PROG_TEST_RUN");
+    }
+    return opts.retval;
+  }
+  std::uint32_t run(const FrameSpec& spec) { return run(frame(spec)); }
+  afxdp::RuleId add(const char* text) { return steering_.add(Match::parse(text)); }
+
+  std::optional<afxdp::XskProgram> program_;
+  afxdp::Steering steering_;
+};
+
+TEST_P(SteerProgram, NoRuleEveryFrameGoesToTheSocket) {
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x0806}), matched);
+  EXPECT_EQ(run(FrameSpec{}), matched);
+  EXPECT_FALSE(steering_.active());
+}
+
+TEST_P(SteerProgram, UdpDstPortTakesOnlyItsFlowAndCounts) {
+  const afxdp::RuleId id = add("udp dst port 7777");
+  EXPECT_EQ(run(FrameSpec{.dport = 7777}), matched);
+  EXPECT_EQ(run(FrameSpec{.dport = 7778}), passed);
+  EXPECT_EQ(run(FrameSpec{.sport = 7777, .dport = 1}), passed);
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .dport = 7777}), passed);
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x0806}), passed);  // ARP stays with the kernel
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x86dd, .src = "2001:db8::1", .dst = "2001:db8::2"}),
+            matched);
+  EXPECT_EQ(run(FrameSpec{.tags = {5}}), passed);  // a rule without vlan: untagged frames
+  EXPECT_EQ(steering_.hits(id), 2U);
+}
+
+TEST_P(SteerProgram, EitherDirectionPort) {
+  add("tcp port 443");
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .sport = 443, .dport = 5000}), matched);
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .sport = 5000, .dport = 443}), matched);
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .sport = 5000, .dport = 444}), passed);
+  EXPECT_EQ(run(FrameSpec{.proto = 17, .dport = 443}), passed);
+}
+
+TEST_P(SteerProgram, PortRangeEdges) {
+  const afxdp::RuleId id = add("udp dst portrange 9000-9099");
+  EXPECT_EQ(run(FrameSpec{.dport = 8999}), passed);
+  for (const int p : {9000, 9007, 9008, 9050, 9087, 9088, 9096, 9099}) {
+    EXPECT_EQ(run(FrameSpec{.dport = static_cast<std::uint16_t>(p)}), matched) << p;
+  }
+  EXPECT_EQ(run(FrameSpec{.dport = 9100}), passed);
+  EXPECT_EQ(steering_.hits(id), 8U);
+  add("src portrange 0-65535");
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .sport = 0, .dport = 1}), matched);
+  EXPECT_EQ(run(FrameSpec{.proto = 1}), passed);  // icmp: no ports
+}
+
+TEST_P(SteerProgram, Prefixes) {
+  add("dst net 10.0.0.0/8");
+  add("src net 2001:db8::/32");
+  EXPECT_EQ(run(FrameSpec{.dst = "10.200.1.2"}), matched);
+  EXPECT_EQ(run(FrameSpec{.dst = "11.0.0.1"}), passed);
+  EXPECT_EQ(run(FrameSpec{.src = "10.0.0.1", .dst = "11.0.0.1"}), passed);
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x86dd, .src = "2001:db8:ffff::1", .dst = "::1"}), matched);
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x86dd, .src = "2001:db9::1", .dst = "::1"}), passed);
+  add("host 192.0.2.77");
+  EXPECT_EQ(run(FrameSpec{.src = "192.0.2.77", .dst = "1.1.1.1"}), matched);
+  EXPECT_EQ(run(FrameSpec{.src = "1.1.1.1", .dst = "192.0.2.77"}), matched);
+}
+
+TEST_P(SteerProgram, EtherTypesAndProtocols) {
+  add("arp");
+  add("ether proto 0x88b5");
+  add("ip proto 47");
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x0806}), matched);
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x88b5}), matched);
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x88b6}), passed);
+  EXPECT_EQ(run(FrameSpec{.proto = 47}), matched);
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x86dd, .src = "::1", .dst = "::2", .proto = 47}), passed);
+  EXPECT_EQ(run(FrameSpec{.proto = 17}), passed);
+}
+
+TEST_P(SteerProgram, VlanAndQinq) {
+  add("vlan 100 and udp");
+  add("vlan 10 and vlan 20 and ip6");
+  EXPECT_EQ(run(FrameSpec{.tags = {100}}), matched);
+  EXPECT_EQ(run(FrameSpec{.tags = {101}}), passed);
+  EXPECT_EQ(run(FrameSpec{}), passed);
+  EXPECT_EQ(run(FrameSpec{.tags = {100, 5}}), passed);  // two tags: not this rule
+  EXPECT_EQ(run(FrameSpec{.tags = {10, 20}, .ethertype = 0x86dd, .src = "::1", .dst = "::2"}),
+            matched);
+  EXPECT_EQ(run(FrameSpec{.tags = {10, 21}, .ethertype = 0x86dd, .src = "::1", .dst = "::2"}),
+            passed);
+}
+
+TEST_P(SteerProgram, Ipv6ExtensionHeadersAndFragments) {
+  add("ip6 and udp dst port 53");
+  const FrameSpec v6{.ethertype = 0x86dd, .src = "2001:db8::1", .dst = "2001:db8::2", .dport = 53};
+  EXPECT_EQ(run(v6), matched);
+  FrameSpec ext = v6;
+  ext.ext = {0, 43, 60, 44};  // hop-by-hop, routing, destination options, fragment (the first)
+  EXPECT_EQ(run(ext), matched);
+  ext.fragment = 100;  // a later fragment: no ports in it
+  EXPECT_EQ(run(ext), passed);
+  add("ip6 proto 17");
+  EXPECT_EQ(run(ext), matched);  // the protocol is known, though
+  FrameSpec v4{.dport = 53, .fragment = 1};
+  add("udp port 7");
+  v4.dport = 7;
+  EXPECT_EQ(run(v4), passed);  // an IPv4 later fragment has no ports either
+  v4.fragment = 0x2000;        // more fragments, offset 0: the first one
+  EXPECT_EQ(run(v4), matched);
+}
+
+TEST_P(SteerProgram, TruncatedFramesMatchOnlyWhatTheyCarry) {
+  const afxdp::RuleId port = add("udp dst port 7777");
+  std::vector<std::uint8_t> f = frame(FrameSpec{.dport = 7777});
+  for (std::size_t size = 14; size < 14 + 20 + 4; ++size) {  // up to the ports' last byte
+    EXPECT_EQ(run(std::vector(f.begin(), f.begin() + static_cast<long>(size))), passed) << size;
+  }
+  EXPECT_EQ(run(std::vector(f.begin(), f.begin() + 14 + 20 + 4)), matched);
+  EXPECT_EQ(steering_.hits(port), 1U);
+  add("ip");
+  EXPECT_EQ(run(std::vector(f.begin(), f.begin() + 15)), matched);  // the EtherType is there
+  std::vector<std::uint8_t> v6 = frame(
+      FrameSpec{.ethertype = 0x86dd, .src = "::1", .dst = "::2", .dport = 7777, .ext = {0, 60}});
+  add("ip6 and udp");
+  EXPECT_EQ(run(std::vector(v6.begin(), v6.begin() + 14 + 40 + 8)), passed);  // 2nd ext cut
+  EXPECT_EQ(run(v6), matched);
+}
+
+TEST_P(SteerProgram, RemoveAndSharedEntries) {
+  const afxdp::RuleId a = add("udp dst port 53");
+  const afxdp::RuleId b = add("udp port 53 or tcp port 53");  // shares a's entry
+  EXPECT_EQ(run(FrameSpec{.dport = 53}), matched);
+  EXPECT_EQ(steering_.hits(a) + steering_.hits(b), 1U);
+  steering_.remove(a);
+  EXPECT_EQ(run(FrameSpec{.dport = 53}), matched);  // b still has it
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .dport = 53}), matched);
+  EXPECT_EQ(steering_.list().size(), 1U);
+  EXPECT_EQ(steering_.list().front().match.str(), "udp port 53 or tcp port 53");
+  steering_.remove(b);
+  EXPECT_EQ(run(FrameSpec{.dport = 53}), passed);  // no rule left, but steering stays on
+  EXPECT_TRUE(steering_.active());
+  EXPECT_THROW(steering_.remove(b), std::out_of_range);
+  EXPECT_THROW((void)steering_.hits(a), std::out_of_range);
+  add("");  // every frame, explicitly
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x0806}), matched);
+  EXPECT_EQ(run(FrameSpec{.tags = {7, 8}}), matched);  // tagged ones too
+}
+
+TEST_P(SteerProgram, AThousandRulesOneShape) {
+  for (std::uint16_t p = 1; p <= 1000; ++p) {
+    steering_.add(Match::parse("udp dst port " + std::to_string(p)));
+  }
+  EXPECT_EQ(run(FrameSpec{.dport = 1}), matched);
+  EXPECT_EQ(run(FrameSpec{.dport = 1000}), matched);
+  EXPECT_EQ(run(FrameSpec{.dport = 1001}), passed);
+  EXPECT_EQ(steering_.list().size(), 1000U);
+}
+
+TEST_P(SteerProgram, TooManyShapesIsRefusedAndChangesNothing) {
+  for (int length = 1; length <= 32; ++length) {
+    steering_.add(Match::parse("dst net 0.0.0.0/" + std::to_string(length)));
+  }
+  try {
+    steering_.add(Match::parse("dst net 0.0.0.0/0"));  // a 33rd mask
+    ADD_FAILURE() << "no error";
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code().value(), ENOSPC);
+  }
+  EXPECT_EQ(steering_.list().size(), 32U);
+  EXPECT_EQ(run(FrameSpec{.dst = "0.0.0.1"}), matched);
+  EXPECT_EQ(run(FrameSpec{.dst = "128.0.0.1"}), passed);
+}
+
+TEST_P(SteerProgram, ALaterProgramGetsTheRules) {
+  const afxdp::RuleId id = add("udp dst port 7777");
+  afxdp::XskProgram second({.interface = "",
+                            .fallback = afxdp::XdpAction::drop,
+                            .queues = 1,
+                            .frags = GetParam(),
+                            .attach = false});
+  steering_.attach(second);
+  const std::vector<std::uint8_t> f = frame(FrameSpec{.dport = 7777});
+  LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = f.data(),
+              .data_size_in = static_cast<std::uint32_t>(f.size()), .repeat = 1);
+  ASSERT_EQ(bpf_prog_test_run_opts(second.program_fd(), &opts), 0);
+  EXPECT_EQ(opts.retval, matched);
+  EXPECT_EQ(run(FrameSpec{.dport = 1}), passed);
+  EXPECT_EQ(steering_.hits(id), 1U);  // summed over both programs
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, SteerProgram, testing::Values(false, true),
+                         [](const auto& param) { return param.param ? "frags" : "plain"; });
+
+TEST(Steering, WithoutAProgramAddIsRefused) {
+  afxdp::Steering steering;
+  EXPECT_THROW(steering.add(Match::parse("udp")), std::logic_error);
+}
+
+}  // namespace
