@@ -170,8 +170,7 @@ bool pin_to_cpu(unsigned cpu) noexcept {
 
 namespace detail {
 
-void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::stop_token)>& body,
-                const RunConfig& config) {
+void run_queues(std::span<Queue> queues, const QueueCall& body, const RunConfig& config) {
   const std::vector<unsigned> cpus = cpus_for(config);
   std::optional<SignalStop> signals;
   if (config.stop_on_signals) signals.emplace();
@@ -194,7 +193,7 @@ void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::s
           threads.emplace_back([&, i, cpu] {
             try {
               if (config.pin) pin_to_cpu(cpu);
-              body(queues[i], stop.get_token());
+              body(queues[i], i, stop.get_token());
               if (queues[i].error() != 0) {
                 throw std::system_error(queues[i].error(), std::generic_category(),
                                         "wake-up failed");

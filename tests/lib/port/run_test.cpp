@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdint>
+#include <memory>
 #include <pthread.h>
 #include <stdexcept>
 #include <sys/resource.h>
@@ -14,6 +16,7 @@
 #include <system_error>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -36,6 +39,42 @@ TEST(RunPerQueue, RunsEveryQueueOnItsOwnThreadUntilStopped) {
                 .tick = std::chrono::milliseconds(5)});
   EXPECT_EQ(started, 2);
   EXPECT_GE(ticks, 3);
+}
+
+// A body taking the queue's index gets its position in port.queues(): per-thread results go in a
+// vector slot each, with no map keyed by the Queue's address and no lock.
+TEST(RunPerQueue, ABodyMayTakeItsQueuesIndex) {
+  Loopback lb({.queues = 3, .frames_per_queue = 16, .ring_size = 16});
+  std::vector<std::uint32_t> ids(3, 99);
+  std::vector<Queue*> seen(3, nullptr);
+  std::atomic<int> started{0};
+  afxdp::run_per_queue(
+      lb.port(),
+      [&](Queue& q, std::size_t index, const std::stop_token& stop) {
+        ids.at(index) = q.id();
+        seen.at(index) = &q;
+        ++started;
+        while (!stop.stop_requested()) std::this_thread::yield();
+      },
+      RunConfig{.stop_on_signals = false,
+                .on_tick = [&] { return started < 3; },
+                .tick = std::chrono::milliseconds(5)});
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(ids[i], lb.port().queues()[i].id());
+    EXPECT_EQ(seen[i], &lb.port().queues()[i]);
+  }
+}
+
+// Every thread calls the one body object the caller passed (no copy per thread, none at all): a
+// move-only body is accepted and its state is the caller's.
+TEST(RunPerQueue, EveryThreadCallsTheCallersBodyObject) {
+  Loopback lb({.queues = 2, .frames_per_queue = 16, .ring_size = 16});
+  struct Body {
+    std::unique_ptr<std::atomic<int>> calls = std::make_unique<std::atomic<int>>(0);
+    void operator()(Queue&, const std::stop_token&) const { ++*calls; }
+  } body;
+  afxdp::run_per_queue(lb.port(), body, RunConfig{.stop_on_signals = false});
+  EXPECT_EQ(body.calls->load(), 2);
 }
 
 TEST(RunPerQueue, TheFirstFailureIsRethrownNamingInterfaceAndQueue) {
