@@ -284,7 +284,8 @@ class Queue {
 
   [[nodiscard]] QueueStats stats() const;
   // errno of the last wake-up that failed for a reason other than the expected ones (EAGAIN,
-  // EBUSY, ENOBUFS, ENETDOWN), 0 when none did.
+  // EBUSY, ENOBUFS, ENETDOWN, and EINTR: a handled signal ends a wait() early, as a wake with
+  // nothing to do), 0 when none did.
   [[nodiscard]] int error() const noexcept { return error_; }
   [[nodiscard]] FrameAccount account() const noexcept {
     return {pool_.available(), fill_side_, tx_out_, held_};
