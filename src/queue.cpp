@@ -1,6 +1,7 @@
 // Queue's cold half: set-up, completions, kicks, waiting, TxBatch and FrameRef. The per-frame
 // loops are in queue.hpp so that handlers inline into them.
 #include <afxdp/detail/loopback_hooks.hpp>
+#include <afxdp/interface.hpp>
 #include <afxdp/queue.hpp>
 #include <afxdp/socket.hpp>
 
@@ -10,7 +11,9 @@
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
+#include <string>
 #include <sys/socket.h>
+#include <system_error>
 #include <thread>
 #include <time.h>
 #include <vector>
@@ -198,14 +201,40 @@ int Queue::poll(short events, std::chrono::nanoseconds timeout) noexcept {
     std::this_thread::yield();
     return rx_ready() ? POLLIN : 0;
   }
-  pollfd entry{fd_, events, 0};
-  const PollTimeout limit(timeout);
-  const int rc = ::ppoll(&entry, 1, limit.pointer, nullptr);
-  if (rc < 0) {
-    wake_result(errno);
-    return 0;
+  // poll() on a socket the kernel unbound (its interface deleted) never wakes: a long or
+  // unlimited wait looks at the binding every second of nothing.
+  constexpr std::chrono::nanoseconds slice = std::chrono::seconds(1);
+  for (;;) {
+    const std::chrono::nanoseconds part = timeout.count() < 0 || timeout > slice ? slice : timeout;
+    pollfd entry{fd_, events, 0};
+    const PollTimeout limit(part);
+    const int rc = ::ppoll(&entry, 1, limit.pointer, nullptr);
+    if (rc > 0) return entry.revents;
+    if (rc < 0) {
+      wake_result(errno);  // EINTR: a wake with nothing to do
+      return 0;
+    }
+    check_bound();
+    if (error_ != 0) return 0;
+    if (timeout.count() >= 0 && (timeout -= part).count() <= 0) return 0;
   }
-  return rc == 0 ? 0 : entry.revents;
+}
+
+void Queue::check_bound() noexcept {
+  if (loopback_ != nullptr) return;
+  const auto rc = rx_ != nullptr ? ::recvfrom(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, nullptr)
+                                 : ::sendto(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, 0);
+  wake_result(rc >= 0 ? 0 : errno);
+}
+
+bool Queue::interface_gone() const {
+  return socket_ != nullptr && !interface_exists(socket_->ifindex());
+}
+
+std::string Queue::error_message() const {
+  if (error_ == 0) return {};
+  if (interface_gone()) return InterfaceGone(interface_).what();
+  return name() + ": wake-up failed: " + std::generic_category().message(error_);
 }
 
 void Queue::flush() noexcept {
@@ -312,7 +341,9 @@ bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) 
   for (Queue* q : queues) fds.push_back({q->fd_, POLLIN, 0});
   for (Queue* q : queues) detail::QueueCounters::add(q->counters_.polls, 1);
   const PollTimeout limit(timeout);
-  return ::ppoll(fds.data(), fds.size(), limit.pointer, nullptr) > 0;
+  if (::ppoll(fds.data(), fds.size(), limit.pointer, nullptr) > 0) return true;
+  for (Queue* q : queues) q->check_bound();  // as Queue::poll: ENXIO once an interface is gone
+  return false;
 }
 
 QueueStats Queue::stats() const {

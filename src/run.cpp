@@ -1,3 +1,4 @@
+#include <afxdp/interface.hpp>
 #include <afxdp/run.hpp>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdexcept>
+#include <string>
 #include <system_error>
 #include <thread>
 
@@ -62,6 +64,26 @@ std::system_error queue_failure(const Queue& queue, const std::exception_ptr& er
     return std::system_error(std::make_error_code(std::errc::io_error), where + e.what());
   } catch (...) {
     return std::system_error(std::make_error_code(std::errc::io_error), where + "unknown error");
+  }
+}
+
+// The first queue whose interface has been deleted (each interface asked once), or null.
+const Queue* on_lost_interface(std::span<Queue> queues) {
+  const std::string* asked = nullptr;
+  for (const Queue& q : queues) {
+    if (asked != nullptr && *asked == q.interface()) continue;
+    asked = &q.interface();
+    if (q.interface_gone()) return &q;
+  }
+  return nullptr;
+}
+
+// Once every thread is joined: a lost interface, whatever each of its queues made of it (a
+// wake-up's ENXIO, or nothing at all), is the one reason; else the first queue's failure.
+void throw_first_failure(std::span<Queue> queues, const std::vector<std::exception_ptr>& errors) {
+  if (const Queue* lost = on_lost_interface(queues)) throw InterfaceGone(lost->interface());
+  for (std::size_t i = 0; i < queues.size(); ++i) {
+    if (errors[i]) throw queue_failure(queues[i], errors[i]);
   }
 }
 
@@ -218,6 +240,7 @@ void run_queues(std::span<Queue> queues, const QueueCall& body, const RunConfig&
       if (signals && signals->requested()) break;
       const auto now = std::chrono::steady_clock::now();
       if (now >= next_tick) {
+        if (on_lost_interface(queues) != nullptr) break;
         if (config.on_tick && !config.on_tick()) break;
         next_tick += tick;
         if (next_tick < now) next_tick = now + tick;  // after a stall: one tick, not a burst
@@ -227,9 +250,7 @@ void run_queues(std::span<Queue> queues, const QueueCall& body, const RunConfig&
     }
   }
   if (start_error) std::rethrow_exception(start_error);
-  for (std::size_t i = 0; i < queues.size(); ++i) {
-    if (errors[i]) throw queue_failure(queues[i], errors[i]);
-  }
+  throw_first_failure(queues, errors);
 }
 
 }  // namespace detail

@@ -12,6 +12,8 @@
 #include <csignal>
 #include <pthread.h>
 #include <span>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -87,6 +89,60 @@ TEST(QueueWake, AHandledSignalOnAQueueThreadDoesNotFailTheRun) {
                            },
                        .tick = std::chrono::milliseconds(20)}));
   EXPECT_EQ(signals_sent, 10);
+}
+
+// The interface deleted under a waiting queue: the kernel unbinds the socket, after which poll()
+// only times out (xsk_poll reports nothing for an unbound socket) and recvfrom()/sendto() say
+// ENXIO. wait() finds out after the poll that brought nothing and error() says so.
+TEST(QueueWake, AnInterfaceDeletedUnderWaitIsTheQueuesErrorNamingIt) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  Port port = Port::open(veth.b(), {.frames_per_queue = 256, .ring_size = 128});
+  Queue& q = port.queues()[0];
+  afxdp::lab::run({"ip", "link", "del", veth.a()});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (q.error() == 0 && std::chrono::steady_clock::now() < deadline) {
+    q.receive([](std::span<afxdp::Frame>) {});
+    (void)q.wait(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(q.error(), ENXIO);  // what Linux 6.18 says: the socket is no longer bound
+  EXPECT_TRUE(q.interface_gone());
+  EXPECT_NE(q.error_message().find(veth.b() + " is gone"), std::string::npos) << q.error_message();
+}
+
+// An echo in run_per_queue, its interface deleted: the run ends (within seconds; the test gives
+// it 10 before it stops the run itself) with one error naming the interface.
+TEST(QueueWake, AnInterfaceDeletedUnderRunPerQueueEndsTheRunNamingIt) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  Port port = Port::open(veth.b(), {.frames_per_queue = 256, .ring_size = 128});
+  std::atomic<bool> started{false};
+  std::chrono::steady_clock::time_point deleted{};
+  const auto echo = [&](Queue& q, const std::stop_token& stop) {
+    started = true;
+    while (!stop.stop_requested()) {
+      if (q.serve([](afxdp::Frame&) { return afxdp::Verdict::send_back; }) == 0) {
+        (void)q.wait(std::chrono::milliseconds(100));
+      }
+    }
+  };
+  std::string reason = "the run ended without an error";
+  try {
+    afxdp::run_per_queue(
+        port, echo, afxdp::RunConfig{.stop_on_signals = false, .on_tick = [&] {
+                                       if (!started) return true;
+                                       const auto now = std::chrono::steady_clock::now();
+                                       if (deleted == std::chrono::steady_clock::time_point{}) {
+                                         afxdp::lab::run({"ip", "link", "del", veth.a()});
+                                         deleted = now;
+                                       }
+                                       return now - deleted < std::chrono::seconds(10);
+                                     }});
+  } catch (const std::system_error& e) {
+    reason = e.what();
+  }
+  EXPECT_NE(reason.find("interface " + veth.b() + " is gone"), std::string::npos) << reason;
+  EXPECT_EQ(reason.find('\n'), std::string::npos) << reason;
 }
 
 }  // namespace
