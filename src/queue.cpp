@@ -192,6 +192,22 @@ struct PollTimeout {
   timespec spec{};
   const timespec* pointer = nullptr;
 };
+
+// poll() on a socket the kernel unbound (its interface deleted) never wakes: a long or unlimited
+// wait is cut into polls of at most a second, the binding looked at after each that brought
+// nothing.
+constexpr std::chrono::nanoseconds poll_slice = std::chrono::seconds(1);
+
+std::chrono::nanoseconds next_slice(std::chrono::nanoseconds left) noexcept {
+  return left.count() < 0 || left > poll_slice ? poll_slice : left;
+}
+
+// What is left of `left` after `slice` (a negative `left`, no limit, stays); false when nothing.
+bool time_left(std::chrono::nanoseconds& left, std::chrono::nanoseconds slice) noexcept {
+  if (left.count() < 0) return true;
+  left -= slice;
+  return left.count() > 0;
+}
 }  // namespace
 
 int Queue::poll(short events, std::chrono::nanoseconds timeout) noexcept {
@@ -201,13 +217,10 @@ int Queue::poll(short events, std::chrono::nanoseconds timeout) noexcept {
     std::this_thread::yield();
     return rx_ready() ? POLLIN : 0;
   }
-  // poll() on a socket the kernel unbound (its interface deleted) never wakes: a long or
-  // unlimited wait looks at the binding every second of nothing.
-  constexpr std::chrono::nanoseconds slice = std::chrono::seconds(1);
   for (;;) {
-    const std::chrono::nanoseconds part = timeout.count() < 0 || timeout > slice ? slice : timeout;
+    const std::chrono::nanoseconds slice = next_slice(timeout);
     pollfd entry{fd_, events, 0};
-    const PollTimeout limit(part);
+    const PollTimeout limit(slice);
     const int rc = ::ppoll(&entry, 1, limit.pointer, nullptr);
     if (rc > 0) return entry.revents;
     if (rc < 0) {
@@ -215,8 +228,7 @@ int Queue::poll(short events, std::chrono::nanoseconds timeout) noexcept {
       return 0;
     }
     check_bound();
-    if (error_ != 0) return 0;
-    if (timeout.count() >= 0 && (timeout -= part).count() <= 0) return 0;
+    if (error_ != 0 || !time_left(timeout, slice)) return 0;
   }
 }
 
@@ -340,10 +352,18 @@ bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) 
   fds.reserve(queues.size());
   for (Queue* q : queues) fds.push_back({q->fd_, POLLIN, 0});
   for (Queue* q : queues) detail::QueueCounters::add(q->counters_.polls, 1);
-  const PollTimeout limit(timeout);
-  if (::ppoll(fds.data(), fds.size(), limit.pointer, nullptr) > 0) return true;
-  for (Queue* q : queues) q->check_bound();  // as Queue::poll: ENXIO once an interface is gone
-  return false;
+  for (;;) {  // as Queue::poll
+    const std::chrono::nanoseconds slice = next_slice(timeout);
+    const PollTimeout limit(slice);
+    const int rc = ::ppoll(fds.data(), fds.size(), limit.pointer, nullptr);
+    if (rc != 0) return rc > 0;  // EINTR: a wake with nothing to do
+    bool failed = false;
+    for (Queue* q : queues) {
+      q->check_bound();
+      failed = failed || q->error_ != 0;
+    }
+    if (failed || !time_left(timeout, slice)) return false;
+  }
 }
 
 QueueStats Queue::stats() const {

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <functional>
 #include <pthread.h>
 #include <span>
 #include <string>
@@ -108,6 +109,67 @@ TEST(QueueWake, AnInterfaceDeletedUnderWaitIsTheQueuesErrorNamingIt) {
   EXPECT_EQ(q.error(), ENXIO);  // what Linux 6.18 says: the socket is no longer bound
   EXPECT_TRUE(q.interface_gone());
   EXPECT_NE(q.error_message().find(veth.b() + " is gone"), std::string::npos) << q.error_message();
+}
+
+// A wait with no time limit: `wait` runs it on its own thread, the interface is deleted, and the
+// wait must return within the test's bound (it looks at the binding every second); a wait that
+// never would is cut short with a handled signal, so that the test fails instead of hanging.
+void unlimited_wait_ends(const std::string& interface, const std::function<void()>& wait) {
+  const HandledSignal handled;
+  std::atomic<bool> waiting{false};
+  std::atomic<bool> returned{false};
+  std::thread waiter([&] {
+    waiting = true;
+    wait();
+    returned = true;
+  });
+  while (!waiting) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // into poll()
+  afxdp::lab::run({"ip", "link", "del", interface});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!returned && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(returned) << "the wait went on after the interface was deleted";
+  while (!returned) {
+    ::pthread_kill(waiter.native_handle(), SIGUSR1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  waiter.join();
+}
+
+TEST(QueueWake, AnUnlimitedWaitEndsWhenTheInterfaceIsDeleted) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  Port port = Port::open(veth.b(), {.frames_per_queue = 256, .ring_size = 128});
+  Queue& q = port.queues()[0];
+  unlimited_wait_ends(veth.a(), [&] {
+    // Until it has failed: frames that came before the deletion (IPv6 chatter) end a wait too.
+    while (q.error() == 0) {
+      q.receive([](std::span<afxdp::Frame>) {});
+      (void)q.wait(std::chrono::nanoseconds(-1));
+    }
+  });
+  EXPECT_EQ(q.error(), ENXIO);
+}
+
+TEST(QueueWake, AnUnlimitedWaitAnyEndsWhenTheInterfaceIsDeleted) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix(), 2);
+  Port port = Port::open(veth.b(), {.frames_per_queue = 256, .ring_size = 128});
+  std::vector<Queue*> queues;
+  for (Queue& q : port.queues()) {
+    q.receive([](std::span<afxdp::Frame>) {});
+    queues.push_back(&q);
+  }
+  unlimited_wait_ends(veth.a(), [&] {
+    // Until a queue has failed: frames that came before the deletion end a wait too.
+    while (queues[0]->error() == 0 && queues[1]->error() == 0) {
+      for (Queue* q : queues) q->receive([](std::span<afxdp::Frame>) {});
+      (void)afxdp::wait_any(queues, std::chrono::nanoseconds(-1));
+    }
+  });
+  EXPECT_TRUE(queues[0]->error() == ENXIO || queues[1]->error() == ENXIO);
 }
 
 // An echo in run_per_queue, its interface deleted: the run ends (within seconds; the test gives
