@@ -1,4 +1,5 @@
 #include <afxdp/detail/uapi.hpp>
+#include <afxdp/error.hpp>
 #include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
 #include <afxdp/privilege.hpp>
@@ -165,18 +166,13 @@ std::string lacking(int error, std::uint64_t umem_bytes) {
 }
 
 // A failure for want of a privilege, said with the interface and what is missing:
-// "veth1: socket, lacking CAP_NET_RAW (run as root): Operation not permitted". Others as they are.
+// "veth1: socket, lacking CAP_NET_RAW: Operation not permitted". Others as they are.
 // Called only from a catch block.
 [[noreturn]] void rethrow_naming_privilege(const std::system_error& e, const std::string& interface,
                                            std::uint64_t umem_bytes) {
   const std::string missing = lacking(e.code().value(), umem_bytes);
   if (missing.empty()) throw;  // the exception being handled, as it is (XdpAttachConflict...)
-  std::string what = e.what();
-  const std::string code = ": " + e.code().message();
-  if (what.size() >= code.size() &&
-      what.compare(what.size() - code.size(), code.size(), code) == 0) {
-    what.resize(what.size() - code.size());
-  }
+  std::string what = message_of(e);
   if (what.find(interface) == std::string::npos) what = interface + ": " + what;
   throw std::system_error(e.code(), what + ", lacking " + missing);
 }

@@ -1,3 +1,4 @@
+#include <afxdp/error.hpp>
 #include <afxdp/interface.hpp>
 #include <afxdp/run.hpp>
 
@@ -59,7 +60,7 @@ std::system_error queue_failure(const Queue& queue, const std::exception_ptr& er
   try {
     std::rethrow_exception(error);
   } catch (const std::system_error& e) {
-    return std::system_error(e.code(), where + e.what());
+    return std::system_error(e.code(), where + message_of(e));
   } catch (const std::exception& e) {
     return std::system_error(std::make_error_code(std::errc::io_error), where + e.what());
   } catch (...) {

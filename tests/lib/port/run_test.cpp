@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <memory>
 #include <pthread.h>
 #include <stdexcept>
+#include <string>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <system_error>
@@ -92,6 +94,22 @@ TEST(RunPerQueue, TheFirstFailureIsRethrownNamingInterfaceAndQueue) {
     EXPECT_NE(std::string(e.what()).find("handler failed"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(other_stopped);
+}
+
+// A std::system_error from a queue is said once, with the queue's name in front: its errno's words
+// are not repeated.
+TEST(RunPerQueue, ASystemErrorIsRethrownWithItsWordsOnce) {
+  Loopback lb({.queues = 1, .frames_per_queue = 16, .ring_size = 16});
+  try {
+    afxdp::run_per_queue(lb.port(), [](Queue&, const std::stop_token&) {
+      throw std::system_error(EIO, std::generic_category(), "read(config)");
+    });
+    FAIL() << "no exception";
+  } catch (const std::system_error& e) {
+    const std::string words = std::generic_category().message(EIO);
+    EXPECT_EQ(std::string(e.what()), "loopback:0: read(config): " + words);
+    EXPECT_EQ(e.code().value(), EIO);
+  }
 }
 
 TEST(RunPerQueue, SigtermStopsTheRunAndNeverReachesAQueueThread) {
