@@ -5,9 +5,11 @@
 // to a CPU. Every thread calls the one body object passed in (never a copy): state it captures
 // is shared by all threads, so per-queue state belongs in a slot per index (or in the thread's
 // own locals), and shared state needs atomics or a lock. SIGINT and SIGTERM request a stop and
-// never reach the queue threads (a poll() there is never cut short). Every thread is joined before
-// it returns, also when one throws or cannot be started; then the first failure is rethrown as
-// std::system_error naming interface and queue.
+// never reach the queue threads (a poll() there is never cut short). At every tick it asks
+// whether each queue's interface still exists: when one has been deleted the run stops and throws
+// afxdp::InterfaceGone (interface.hpp). Every thread is joined before it returns, also when one
+// throws or cannot be started; then the first failure is rethrown as std::system_error naming
+// interface and queue.
 #pragma once
 
 #include <afxdp/port.hpp>
