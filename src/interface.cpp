@@ -69,6 +69,10 @@ bool interface_exists(unsigned ifindex) {
   return ifindex != 0 && ::if_indextoname(ifindex, name) != nullptr;
 }
 
+InterfaceGone::InterfaceGone(const std::string& interface)
+    : std::system_error(ENODEV, std::generic_category(), "interface " + interface + " is gone"),
+      interface_(interface) {}
+
 InterfaceLink interface_link(unsigned ifindex) {
   const std::string what = "RTM_GETLINK for interface index " + std::to_string(ifindex);
   auto fd = UniqueFd::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);

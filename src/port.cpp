@@ -1,12 +1,15 @@
 #include <afxdp/detail/uapi.hpp>
+#include <afxdp/error.hpp>
 #include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
+#include <afxdp/privilege.hpp>
 
 #include "frame_owners.hpp"
 #include "port_state.hpp"
 
 #include <cerrno>
 #include <stdexcept>
+#include <string>
 #include <sys/socket.h>
 #include <system_error>
 #include <thread>
@@ -156,6 +159,28 @@ void attach_programs(Port::State& s, const std::vector<std::string>& interfaces)
   }
 }
 
+// What this process lacks when a call failed with `error`: the capabilities for EPERM and
+// EACCES, the locked-memory limit for ENOBUFS (XDP_UMEM_REG past RLIMIT_MEMLOCK); empty when
+// nothing is, or the error is another.
+std::string lacking(int error, std::uint64_t umem_bytes) {
+  if (error == EPERM || error == EACCES) return missing_privileges(0);
+  if (error != ENOBUFS) return {};
+  std::string missing = missing_privileges(umem_bytes);
+  return missing.find("RLIMIT_MEMLOCK") != std::string::npos ? missing : std::string{};
+}
+
+// A failure for want of a privilege, said with the interface and what is missing:
+// "veth1: socket, lacking CAP_NET_RAW: Operation not permitted". Others as they are.
+// Called only from a catch block.
+[[noreturn]] void rethrow_naming_privilege(const std::system_error& e, const std::string& interface,
+                                           std::uint64_t umem_bytes) {
+  const std::string missing = lacking(e.code().value(), umem_bytes);
+  if (missing.empty()) throw;  // the exception being handled, as it is (XdpAttachConflict...)
+  std::string what = message_of(e);
+  if (what.find(interface) == std::string::npos) what = interface + ": " + what;
+  throw std::system_error(e.code(), what + ", lacking " + missing);
+}
+
 Port open_on(const std::vector<std::string>& interfaces, const PortConfig& config) {
   for (const std::string& interface : interfaces) {
     try {
@@ -172,9 +197,16 @@ Port open_on(const std::vector<std::string>& interfaces, const PortConfig& confi
   auto state = std::make_unique<Port::State>();
   state->config = config;
   const bool shared = config.shared_umem || interfaces.size() > 1;
-  bind_with_retry(*state, interfaces, queues, shared);
-  make_queues(*state, queues.size(), shared);
-  attach_programs(*state, interfaces);
+  try {
+    bind_with_retry(*state, interfaces, queues, shared);
+    make_queues(*state, queues.size(), shared);
+    attach_programs(*state, interfaces);
+  } catch (const std::system_error& e) {
+    state.reset();  // nothing left open or attached while the message is made
+    const std::uint64_t umem_bytes = std::uint64_t{config.frames_per_queue} * config.frame_size *
+                                     queues.size() * interfaces.size();
+    rethrow_naming_privilege(e, interfaces.front(), umem_bytes);
+  }
   return Port::from_state(std::move(state));
 }
 

@@ -1,6 +1,7 @@
 // Queue's cold half: set-up, completions, kicks, waiting, TxBatch and FrameRef. The per-frame
 // loops are in queue.hpp so that handlers inline into them.
 #include <afxdp/detail/loopback_hooks.hpp>
+#include <afxdp/interface.hpp>
 #include <afxdp/queue.hpp>
 #include <afxdp/socket.hpp>
 
@@ -10,7 +11,9 @@
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
+#include <string>
 #include <sys/socket.h>
+#include <system_error>
 #include <thread>
 #include <time.h>
 #include <vector>
@@ -189,6 +192,22 @@ struct PollTimeout {
   timespec spec{};
   const timespec* pointer = nullptr;
 };
+
+// poll() on a socket the kernel unbound (its interface deleted) never wakes: a long or unlimited
+// wait is cut into polls of at most a second, the binding looked at after each that brought
+// nothing.
+constexpr std::chrono::nanoseconds poll_slice = std::chrono::seconds(1);
+
+std::chrono::nanoseconds next_slice(std::chrono::nanoseconds left) noexcept {
+  return left.count() < 0 || left > poll_slice ? poll_slice : left;
+}
+
+// What is left of `left` after `slice` (a negative `left`, no limit, stays); false when nothing.
+bool time_left(std::chrono::nanoseconds& left, std::chrono::nanoseconds slice) noexcept {
+  if (left.count() < 0) return true;
+  left -= slice;
+  return left.count() > 0;
+}
 }  // namespace
 
 int Queue::poll(short events, std::chrono::nanoseconds timeout) noexcept {
@@ -198,14 +217,36 @@ int Queue::poll(short events, std::chrono::nanoseconds timeout) noexcept {
     std::this_thread::yield();
     return rx_ready() ? POLLIN : 0;
   }
-  pollfd entry{fd_, events, 0};
-  const PollTimeout limit(timeout);
-  const int rc = ::ppoll(&entry, 1, limit.pointer, nullptr);
-  if (rc < 0) {
-    wake_result(errno);
-    return 0;
+  for (;;) {
+    const std::chrono::nanoseconds slice = next_slice(timeout);
+    pollfd entry{fd_, events, 0};
+    const PollTimeout limit(slice);
+    const int rc = ::ppoll(&entry, 1, limit.pointer, nullptr);
+    if (rc > 0) return entry.revents;
+    if (rc < 0) {
+      wake_result(errno);  // EINTR: a wake with nothing to do
+      return 0;
+    }
+    check_bound();
+    if (error_ != 0 || !time_left(timeout, slice)) return 0;
   }
-  return rc == 0 ? 0 : entry.revents;
+}
+
+void Queue::check_bound() noexcept {
+  if (loopback_ != nullptr) return;
+  const auto rc = rx_ != nullptr ? ::recvfrom(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, nullptr)
+                                 : ::sendto(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, 0);
+  wake_result(rc >= 0 ? 0 : errno);
+}
+
+bool Queue::interface_gone() const {
+  return socket_ != nullptr && !interface_exists(socket_->ifindex());
+}
+
+std::string Queue::error_message() const {
+  if (error_ == 0) return {};
+  if (interface_gone()) return InterfaceGone(interface_).what();
+  return name() + ": wake-up failed: " + std::generic_category().message(error_);
 }
 
 void Queue::flush() noexcept {
@@ -311,8 +352,18 @@ bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) 
   fds.reserve(queues.size());
   for (Queue* q : queues) fds.push_back({q->fd_, POLLIN, 0});
   for (Queue* q : queues) detail::QueueCounters::add(q->counters_.polls, 1);
-  const PollTimeout limit(timeout);
-  return ::ppoll(fds.data(), fds.size(), limit.pointer, nullptr) > 0;
+  for (;;) {  // as Queue::poll
+    const std::chrono::nanoseconds slice = next_slice(timeout);
+    const PollTimeout limit(slice);
+    const int rc = ::ppoll(fds.data(), fds.size(), limit.pointer, nullptr);
+    if (rc != 0) return rc > 0;  // EINTR: a wake with nothing to do
+    bool failed = false;
+    for (Queue* q : queues) {
+      q->check_bound();
+      failed = failed || q->error_ != 0;
+    }
+    if (failed || !time_left(timeout, slice)) return false;
+  }
 }
 
 QueueStats Queue::stats() const {

@@ -1,3 +1,5 @@
+#include <afxdp/error.hpp>
+#include <afxdp/interface.hpp>
 #include <afxdp/run.hpp>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdexcept>
+#include <string>
 #include <system_error>
 #include <thread>
 
@@ -57,11 +60,31 @@ std::system_error queue_failure(const Queue& queue, const std::exception_ptr& er
   try {
     std::rethrow_exception(error);
   } catch (const std::system_error& e) {
-    return std::system_error(e.code(), where + e.what());
+    return std::system_error(e.code(), where + message_of(e));
   } catch (const std::exception& e) {
     return std::system_error(std::make_error_code(std::errc::io_error), where + e.what());
   } catch (...) {
     return std::system_error(std::make_error_code(std::errc::io_error), where + "unknown error");
+  }
+}
+
+// The first queue whose interface has been deleted (each interface asked once), or null.
+const Queue* on_lost_interface(std::span<Queue> queues) {
+  const std::string* asked = nullptr;
+  for (const Queue& q : queues) {
+    if (asked != nullptr && *asked == q.interface()) continue;
+    asked = &q.interface();
+    if (q.interface_gone()) return &q;
+  }
+  return nullptr;
+}
+
+// Once every thread is joined: a lost interface, whatever each of its queues made of it (a
+// wake-up's ENXIO, or nothing at all), is the one reason; else the first queue's failure.
+void throw_first_failure(std::span<Queue> queues, const std::vector<std::exception_ptr>& errors) {
+  if (const Queue* lost = on_lost_interface(queues)) throw InterfaceGone(lost->interface());
+  for (std::size_t i = 0; i < queues.size(); ++i) {
+    if (errors[i]) throw queue_failure(queues[i], errors[i]);
   }
 }
 
@@ -170,8 +193,7 @@ bool pin_to_cpu(unsigned cpu) noexcept {
 
 namespace detail {
 
-void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::stop_token)>& body,
-                const RunConfig& config) {
+void run_queues(std::span<Queue> queues, const QueueCall& body, const RunConfig& config) {
   const std::vector<unsigned> cpus = cpus_for(config);
   std::optional<SignalStop> signals;
   if (config.stop_on_signals) signals.emplace();
@@ -194,7 +216,7 @@ void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::s
           threads.emplace_back([&, i, cpu] {
             try {
               if (config.pin) pin_to_cpu(cpu);
-              body(queues[i], stop.get_token());
+              body(queues[i], i, stop.get_token());
               if (queues[i].error() != 0) {
                 throw std::system_error(queues[i].error(), std::generic_category(),
                                         "wake-up failed");
@@ -219,6 +241,7 @@ void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::s
       if (signals && signals->requested()) break;
       const auto now = std::chrono::steady_clock::now();
       if (now >= next_tick) {
+        if (on_lost_interface(queues) != nullptr) break;
         if (config.on_tick && !config.on_tick()) break;
         next_tick += tick;
         if (next_tick < now) next_tick = now + tick;  // after a stall: one tick, not a burst
@@ -228,9 +251,7 @@ void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::s
     }
   }
   if (start_error) std::rethrow_exception(start_error);
-  for (std::size_t i = 0; i < queues.size(); ++i) {
-    if (errors[i]) throw queue_failure(queues[i], errors[i]);
-  }
+  throw_first_failure(queues, errors);
 }
 
 }  // namespace detail

@@ -113,7 +113,8 @@ void validate(const SocketConfig& c) {
 }
 
 bool WakeStatus::transient() const noexcept {
-  return error == 0 || error == EAGAIN || error == EBUSY || error == ENOBUFS || error == ENETDOWN;
+  return error == 0 || error == EAGAIN || error == EBUSY || error == ENOBUFS || error == ENETDOWN ||
+         error == EINTR;
 }
 
 std::string Socket::name() const { return config_.interface + ":" + std::to_string(config_.queue); }

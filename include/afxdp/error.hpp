@@ -4,11 +4,16 @@
 #pragma once
 
 #include <string>
+#include <system_error>
 
 namespace afxdp {
 
 // Throws std::system_error(error, std::generic_category(), what): `error` is an errno value
 // (pass errno right after the call, or -rc for calls that return -errno, as libbpf's do).
 [[noreturn]] void throw_errno(int error, const std::string& what);
+
+// e.what() without the ": <the errno's words>" std::system_error puts at its end: to say the
+// error again with more in front, without the words twice.
+std::string message_of(const std::system_error& e);
 
 }  // namespace afxdp

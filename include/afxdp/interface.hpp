@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 namespace afxdp {
 
@@ -21,6 +22,17 @@ std::string interface_driver(const std::string& name);
 // Does an interface with this index exist (if_indextoname)? An interface keeps its index when it
 // is renamed, so this tells a renamed interface from a deleted one.
 bool interface_exists(unsigned ifindex);
+
+// An interface deleted (or moved to another network namespace) under a running Port: what
+// run_per_queue throws then. ENODEV; what() is "interface NAME is gone: No such device".
+class InterfaceGone : public std::system_error {
+ public:
+  explicit InterfaceGone(const std::string& interface);
+  [[nodiscard]] const std::string& interface() const noexcept { return interface_; }
+
+ private:
+  std::string interface_;
+};
 
 // What rtnetlink says of an interface (RTM_GETLINK), in the calling thread's network namespace:
 // unlike /sys/class/net, which shows the namespace of whoever mounted sysfs.

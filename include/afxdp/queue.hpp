@@ -284,8 +284,16 @@ class Queue {
 
   [[nodiscard]] QueueStats stats() const;
   // errno of the last wake-up that failed for a reason other than the expected ones (EAGAIN,
-  // EBUSY, ENOBUFS, ENETDOWN), 0 when none did.
+  // EBUSY, ENOBUFS, ENETDOWN, and EINTR: a handled signal ends a wait() early, as a wake with
+  // nothing to do), 0 when none did.
   [[nodiscard]] int error() const noexcept { return error_; }
+  // error() in words, naming the interface: "interface veth1 is gone" when interface_gone(),
+  // else "veth1:0: wake-up failed: <strerror>"; empty when error() is 0.
+  [[nodiscard]] std::string error_message() const;
+  // Has the interface this queue is bound to been deleted (or moved to another network
+  // namespace)? The kernel then unbinds the socket: poll() only times out, recvfrom() and
+  // sendto() say ENXIO, which wait() keeps as error(). False on a testing::Loopback.
+  [[nodiscard]] bool interface_gone() const;
   [[nodiscard]] FrameAccount account() const noexcept {
     return {pool_.available(), fill_side_, tx_out_, held_};
   }
@@ -348,6 +356,9 @@ class Queue {
   void kick_tx() noexcept;
   void wake_rx() noexcept;
   int poll(short events, std::chrono::nanoseconds timeout) noexcept;
+  // After a poll() that brought nothing: a no-op recvfrom() (sendto() without rx), which says
+  // ENXIO once the kernel has unbound the socket.
+  void check_bound() noexcept;
   void wake_result(int error) noexcept;
   void end_batch(TxBatch& batch) noexcept;
   void abandon(FrameRef& frame) noexcept;

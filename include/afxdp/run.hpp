@@ -1,9 +1,15 @@
 // Threads for a Port's queues, and stopping on SIGINT/SIGTERM.
 //
-// run_per_queue runs body(Queue&, std::stop_token) on one thread per queue, each pinned to a
-// CPU. SIGINT and SIGTERM request a stop and never reach the queue threads (a poll() there is
-// never cut short). Every thread is joined before it returns, also when one throws or cannot be
-// started; then the first failure is rethrown as std::system_error naming interface and queue.
+// run_per_queue runs body(Queue&, std::stop_token), or body(Queue&, std::size_t index,
+// std::stop_token) with the queue's index in port.queues(), on one thread per queue, each pinned
+// to a CPU. Every thread calls the one body object passed in (never a copy): state it captures
+// is shared by all threads, so per-queue state belongs in a slot per index (or in the thread's
+// own locals), and shared state needs atomics or a lock. SIGINT and SIGTERM request a stop and
+// never reach the queue threads (a poll() there is never cut short). At every tick it asks
+// whether each queue's interface still exists: when one has been deleted the run stops and throws
+// afxdp::InterfaceGone (interface.hpp). Every thread is joined before it returns, also when one
+// throws or cannot be started; then the first failure is rethrown as std::system_error naming
+// interface and queue.
 #pragma once
 
 #include <afxdp/port.hpp>
@@ -11,8 +17,10 @@
 #include <chrono>
 #include <concepts>
 #include <csignal>
+#include <cstddef>
 #include <functional>
 #include <stop_token>
+#include <utility>
 #include <vector>
 
 namespace afxdp {
@@ -27,16 +35,27 @@ struct RunConfig {
 };
 
 template <class Body>
-concept QueueBody = std::invocable<Body&, Queue&, std::stop_token>;
+concept IndexedQueueBody = std::invocable<Body&, Queue&, std::size_t, std::stop_token>;
+template <class Body>
+concept QueueBody = IndexedQueueBody<Body> || std::invocable<Body&, Queue&, std::stop_token>;
 
 namespace detail {
-void run_queues(std::span<Queue> queues, const std::function<void(Queue&, std::stop_token)>& body,
-                const RunConfig& config);
-}
+using QueueCall = std::function<void(Queue&, std::size_t, std::stop_token)>;
+void run_queues(std::span<Queue> queues, const QueueCall& body, const RunConfig& config);
+}  // namespace detail
 
 template <QueueBody Body>
 void run_per_queue(Port& port, Body&& body, const RunConfig& config = {}) {
-  detail::run_queues(port.queues(), std::function<void(Queue&, std::stop_token)>(body), config);
+  // By reference: the caller's object, alive until every thread is joined, and no copy needed.
+  Body& shared = body;
+  if constexpr (IndexedQueueBody<Body>) {
+    detail::run_queues(port.queues(), std::ref(shared), config);
+  } else {
+    detail::run_queues(
+        port.queues(),
+        [&shared](Queue& q, std::size_t, std::stop_token stop) { shared(q, std::move(stop)); },
+        config);
+  }
 }
 
 // SIGINT and SIGTERM request a stop instead of ending the process, from construction on, for a

@@ -43,9 +43,10 @@ struct SocketConfig {
 // Throws std::invalid_argument naming the field and the rule; needs no kernel.
 void validate(const SocketConfig& config);
 
-// The outcome of a wake-up syscall. Data-path calls never throw: EAGAIN, EBUSY, ENOBUFS and
-// ENETDOWN are ordinary outcomes (the kernel is busy or the link is down); others, such as
-// ENXIO when the interface vanished, are returned for the caller to act on.
+// The outcome of a wake-up syscall. Data-path calls never throw: EAGAIN, EBUSY, ENOBUFS,
+// ENETDOWN and EINTR are ordinary outcomes (the kernel is busy, the link is down, a handled
+// signal cut a poll() short); others, such as ENXIO when the interface vanished, are returned
+// for the caller to act on.
 struct WakeStatus {
   int error = 0;  // errno, 0 on success
   [[nodiscard]] bool ok() const noexcept { return error == 0; }

@@ -6,14 +6,19 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstdint>
+#include <memory>
 #include <pthread.h>
 #include <stdexcept>
+#include <string>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <system_error>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -38,6 +43,42 @@ TEST(RunPerQueue, RunsEveryQueueOnItsOwnThreadUntilStopped) {
   EXPECT_GE(ticks, 3);
 }
 
+// A body taking the queue's index gets its position in port.queues(): per-thread results go in a
+// vector slot each, with no map keyed by the Queue's address and no lock.
+TEST(RunPerQueue, ABodyMayTakeItsQueuesIndex) {
+  Loopback lb({.queues = 3, .frames_per_queue = 16, .ring_size = 16});
+  std::vector<std::uint32_t> ids(3, 99);
+  std::vector<Queue*> seen(3, nullptr);
+  std::atomic<int> started{0};
+  afxdp::run_per_queue(
+      lb.port(),
+      [&](Queue& q, std::size_t index, const std::stop_token& stop) {
+        ids.at(index) = q.id();
+        seen.at(index) = &q;
+        ++started;
+        while (!stop.stop_requested()) std::this_thread::yield();
+      },
+      RunConfig{.stop_on_signals = false,
+                .on_tick = [&] { return started < 3; },
+                .tick = std::chrono::milliseconds(5)});
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(ids[i], lb.port().queues()[i].id());
+    EXPECT_EQ(seen[i], &lb.port().queues()[i]);
+  }
+}
+
+// Every thread calls the one body object the caller passed (no copy per thread, none at all): a
+// move-only body is accepted and its state is the caller's.
+TEST(RunPerQueue, EveryThreadCallsTheCallersBodyObject) {
+  Loopback lb({.queues = 2, .frames_per_queue = 16, .ring_size = 16});
+  struct Body {
+    std::unique_ptr<std::atomic<int>> calls = std::make_unique<std::atomic<int>>(0);
+    void operator()(Queue&, const std::stop_token&) const { ++*calls; }
+  } body;
+  afxdp::run_per_queue(lb.port(), body, RunConfig{.stop_on_signals = false});
+  EXPECT_EQ(body.calls->load(), 2);
+}
+
 TEST(RunPerQueue, TheFirstFailureIsRethrownNamingInterfaceAndQueue) {
   Loopback lb({.queues = 2, .frames_per_queue = 16, .ring_size = 16});
   std::atomic<bool> other_stopped{false};
@@ -53,6 +94,22 @@ TEST(RunPerQueue, TheFirstFailureIsRethrownNamingInterfaceAndQueue) {
     EXPECT_NE(std::string(e.what()).find("handler failed"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(other_stopped);
+}
+
+// A std::system_error from a queue is said once, with the queue's name in front: its errno's words
+// are not repeated.
+TEST(RunPerQueue, ASystemErrorIsRethrownWithItsWordsOnce) {
+  Loopback lb({.queues = 1, .frames_per_queue = 16, .ring_size = 16});
+  try {
+    afxdp::run_per_queue(lb.port(), [](Queue&, const std::stop_token&) {
+      throw std::system_error(EIO, std::generic_category(), "read(config)");
+    });
+    FAIL() << "no exception";
+  } catch (const std::system_error& e) {
+    const std::string words = std::generic_category().message(EIO);
+    EXPECT_EQ(std::string(e.what()), "loopback:0: read(config): " + words);
+    EXPECT_EQ(e.code().value(), EIO);
+  }
 }
 
 TEST(RunPerQueue, SigtermStopsTheRunAndNeverReachesAQueueThread) {

@@ -99,17 +99,17 @@ void say_if_copy_mode(const BenchOptions& o, Port& port) {
   }
 }
 
-// The main thread's part while the queues run (run_per_queue's on_tick): stop on a signal, at
-// the deadline or when the interface is gone; print every queue's line each interval.
+// The main thread's part while the queues run (run_per_queue's on_tick): stop on a signal or at
+// the deadline; print every queue's line each interval. (run_per_queue itself ends the run when
+// the interface is gone.)
 class Ticker {
  public:
   Ticker(const BenchOptions& o, std::span<Queue> queues, const Reporter& reporter,
-         const SignalStop& signals, unsigned ifindex)
+         const SignalStop& signals)
       : o_(o),
         queues_(queues),
         reporter_(reporter),
         signals_(signals),
-        ifindex_(ifindex),
         start_(Clock::now()),
         interval_(
             std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.interval))),
@@ -124,10 +124,6 @@ class Ticker {
   // False when the run is to stop.
   bool tick() {
     if (signals_.requested()) return false;
-    if (!interface_exists(ifindex_)) {
-      lost_interface_ = true;
-      return false;
-    }
     const auto now = Clock::now();
     if (now >= deadline_) return false;
     if (now >= next_report_) {
@@ -137,7 +133,6 @@ class Ticker {
     return true;
   }
 
-  [[nodiscard]] bool lost_interface() const noexcept { return lost_interface_; }
   [[nodiscard]] Clock::time_point start() const noexcept { return start_; }
 
  private:
@@ -156,13 +151,11 @@ class Ticker {
   std::span<Queue> queues_;
   const Reporter& reporter_;
   const SignalStop& signals_;
-  unsigned ifindex_;
   Clock::time_point start_;
   Clock::duration interval_;
   Clock::time_point deadline_ = Clock::time_point::max();
   Clock::time_point next_report_;
   std::vector<Sample> previous_;
-  bool lost_interface_ = false;
 };
 
 // The summary, then what went wrong, if anything did, as the run's one error.
@@ -223,7 +216,7 @@ int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
   check_system(o);
   const bool drop = o.drop_privileges || !o.user.empty() || !o.group.empty();
   const RunAs run_as = drop ? resolve_run_as(o.user, o.group) : RunAs{};
-  const unsigned ifindex = interface_index(o.interface);
+  interface_index(o.interface);  // "interface X does not exist" before any other refusal
   Port port = open_port(o);
   if (prepare) prepare(port);
   say_if_copy_mode(o, port);
@@ -236,8 +229,9 @@ int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
                              .rate = o.rate / static_cast<double>(queues.size()),
                              .idle_timeout = std::chrono::milliseconds(o.use_poll ? 100 : 0)};
   const Reporter reporter(o, o.skb ? "xdp-skb" : "xdp-drv", stdout);
-  Ticker ticker(o, queues, reporter, signals, ifindex);
+  Ticker ticker(o, queues, reporter, signals);
   std::exception_ptr failure;
+  bool lost_interface = false;
   try {
     run_per_queue(
         port, [&](Queue& q, const std::stop_token& stop) { loop(q, stop, context); },
@@ -245,11 +239,11 @@ int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
                   .stop_on_signals = false,  // `signals` above, since the start
                   .on_tick = [&ticker] { return ticker.tick(); },
                   .tick = std::chrono::milliseconds(20)});
+  } catch (const InterfaceGone&) {
+    lost_interface = true;  // said in the tool's words after the summary
   } catch (...) {
     failure = std::current_exception();
   }
-  // A wake-up that failed because the device went away names the interface, not the errno.
-  const bool lost_interface = ticker.lost_interface() || !interface_exists(ifindex);
   summarize(o, port, reporter, ticker.start(), lost_interface);
   if (failure) std::rethrow_exception(failure);
   return 0;
