@@ -28,6 +28,12 @@ if(TARGET afxdp_cli)
   install(TARGETS afxdp_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   # `afxdp demo` execs it from there (tools/afxdp/demo/launcher.hpp).
   install(TARGETS afxdp_demo RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/afxdp)
+  # Written by afxdp-docgen (target afxdp_reference, tools/afxdp/CMakeLists.txt).
+  set(reference ${PROJECT_BINARY_DIR}/tools/afxdp/reference)
+  install(DIRECTORY ${reference}/man8/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man8
+          FILES_MATCHING PATTERN "*.8.gz")
+  install(FILES ${reference}/bash-completion/afxdp
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 endif()
 
 # The public headers, and the generated version header next to them.
