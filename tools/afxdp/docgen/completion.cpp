@@ -10,7 +10,7 @@ namespace {
 // What follows an option: an interface name, a file name, one of a fixed set, or a value we
 // cannot guess (then nothing is offered, rather than the flags).
 const std::set<std::string> interface_options = {"interface", "redirect-to"};
-const std::set<std::string> file_options = {"write", "pcap", "reference", "reference-dpdk"};
+const std::set<std::string> file_options = {"write", "pcap", "reference", "reference-dpdk", "svg"};
 
 bool any_named(const CLI::Option& option, const std::set<std::string>& names) {
   const auto& lnames = option.get_lnames();
