@@ -444,6 +444,19 @@ int run_demo(const DemoOptions& options) {
   return all ? 0 : 1;
 }
 
+// --svg FILE, checked while parsing: the chart is written after the whole matrix ran.
+void add_svg_option(CLI::App& sub, std::string& path) {
+  sub.add_option("--svg", path, "Also draw the matrix as an SVG bar chart into this file")
+      ->check(CLI::Validator(
+          [](const std::string& file) {
+            const auto slash = file.rfind('/');
+            const std::string dir = slash == std::string::npos ? "." : file.substr(0, slash + 1);
+            return ::access(dir.c_str(), W_OK) == 0 ? std::string()
+                                                    : "cannot write a file in " + dir;
+          },
+          "FILE"));
+}
+
 }  // namespace
 
 Command add_demo_command(CLI::App& app) {
@@ -480,16 +493,7 @@ Command add_demo_command(CLI::App& app) {
             return ::access(path.c_str(), X_OK) == 0 ? std::string() : path + " is not executable";
           },
           "EXECUTABLE"));
-  // Checked now: the chart is written after the whole matrix ran.
-  sub->add_option("--svg", options->svg, "Also draw the matrix as an SVG bar chart into this file")
-      ->check(CLI::Validator(
-          [](const std::string& path) {
-            const auto slash = path.rfind('/');
-            const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-            return ::access(dir.c_str(), W_OK) == 0 ? std::string()
-                                                    : "cannot write a file in " + dir;
-          },
-          "FILE"));
+  add_svg_option(*sub, options->svg);
   CLI::Option* latency = sub->add_flag(
       "--latency", options->latency,
       "Measure the latency table after the matrix also with --json (default: only with the table)");
