@@ -32,6 +32,15 @@ TEST(DemoSvg, NamesEveryMeasuredCell) {
   }
 }
 
+TEST(DemoSvg, TheLegendNamesOnlyTheToolsThatRan) {
+  std::vector<DemoCell> cells = afxdp::tool::demo_matrix({});
+  for (DemoCell& cell : cells) cell.measured = true;
+  const std::string svg = afxdp::tool::demo_svg(cells, "note");
+  EXPECT_NE(svg.find(">afxdp<"), std::string::npos);
+  EXPECT_EQ(svg.find(">xdpsock<"), std::string::npos);
+  EXPECT_EQ(svg.find(">DPDK testpmd<"), std::string::npos);
+}
+
 TEST(DemoSvg, CellNamesMatchTheScriptsCharts) {
   DemoCell cell;
   cell.benchmark = "rxdrop";

@@ -117,8 +117,13 @@ std::string demo_svg(const std::vector<DemoCell>& cells, const std::string& note
       << "<text x=\"10\" y=\"20\" font-size=\"14\">afxdp demo: Mpps per cell, higher is "
          "better</text>\n<text x=\"10\" y=\"38\">Machine: "
       << escaped(note) << "</text>\n";
+  int shown = 0;  // the legend names the tools that ran
   for (std::size_t i = 0; i < std::size(tools); ++i) {
-    const int x = left + static_cast<int>(i) * 120;
+    const bool ran = std::any_of(cells.begin(), cells.end(), [&](const DemoCell& cell) {
+      return cell.measured && cell.tool == tools[i].name;
+    });
+    if (!ran) continue;
+    const int x = left + shown++ * 120;
     svg << "<rect x=\"" << x << "\" y=\"63\" width=\"10\" height=\"10\" fill=\"" << tools[i].color
         << "\"/><text x=\"" << x + 14 << "\" y=\"72\">" << tools[i].label << "</text>\n";
   }
