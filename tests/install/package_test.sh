@@ -30,7 +30,7 @@ mkdir -p "$work"
 dpkg-query -W -f='${Package}\n' | sort > "$work/before"
 cleanup() {
   dpkg --purge afxdp libafxdp-dev >/dev/null 2>&1 || true
-  # What apt-get -f install added for them, if anything.
+  # What apt-get added for the test (their dependencies, man-db), if anything.
   dpkg-query -W -f='${Package}\n' | sort > "$work/after-cleanup"
   local added; added=$(comm -13 "$work/before" "$work/after-cleanup")
   [ -z "$added" ] || apt-get purge -y $added >/dev/null 2>&1 || true
@@ -38,6 +38,8 @@ cleanup() {
 trap cleanup EXIT
 
 step() { echo "+ $*"; "$@"; }
+# man itself, when this machine lacks it (the cleanup purges what was added).
+command -v man > /dev/null || step apt-get install -y -qq --no-install-recommends man-db > /dev/null
 if ! dpkg -i "${debs[@]}"; then
   step apt-get -f install -y
 fi
