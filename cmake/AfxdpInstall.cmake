@@ -1,6 +1,7 @@
-# Install and export: headers, libafxdp.a, the header-only afxdp::rings, the `afxdp` tool (when
-# built), a CMake package (find_package(afxdp) -> afxdp::afxdp, afxdp::rings, afxdp::testing)
-# and pkg-config files (afxdp.pc, afxdp-testing.pc).
+# Install and export, in two components (the Debian packages of AfxdpPackage.cmake): `tool` (the
+# `afxdp` tool when built, afxdp-demo, the man pages, the bash completion) and `dev` (headers,
+# libafxdp.a, the header-only afxdp::rings, a CMake package (find_package(afxdp) -> afxdp::afxdp,
+# afxdp::rings, afxdp::testing) and pkg-config files (afxdp.pc, afxdp-testing.pc)).
 # Included last from the top CMakeLists.txt, once every target exists.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -22,27 +23,34 @@ set_target_properties(afxdp_rings PROPERTIES EXPORT_NAME rings)
 set_target_properties(afxdp PROPERTIES EXPORT_NAME afxdp)
 set_target_properties(afxdp_testing PROPERTIES EXPORT_NAME testing)
 install(TARGETS afxdp_rings afxdp afxdp_testing EXPORT afxdpTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET afxdp_cli)
-  install(TARGETS afxdp_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS afxdp_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tool)
   # `afxdp demo` execs it from there (tools/afxdp/demo/launcher.hpp).
-  install(TARGETS afxdp_demo RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/afxdp)
+  install(TARGETS afxdp_demo RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/afxdp
+          COMPONENT tool)
+  # Written by afxdp-docgen (target afxdp_reference, tools/afxdp/CMakeLists.txt).
+  set(reference ${PROJECT_BINARY_DIR}/tools/afxdp/reference)
+  install(DIRECTORY ${reference}/man8/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man8 COMPONENT tool
+          FILES_MATCHING PATTERN "*.8.gz")
+  install(FILES ${reference}/bash-completion/afxdp
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions COMPONENT tool)
 endif()
 
 # The public headers, and the generated version header next to them.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/afxdp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.hpp")
+        COMPONENT dev FILES_MATCHING PATTERN "*.hpp")
 install(FILES ${PROJECT_BINARY_DIR}/include/afxdp/version.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/afxdp)
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/afxdp COMPONENT dev)
 
-install(EXPORT afxdpTargets NAMESPACE afxdp:: DESTINATION ${AFXDP_CMAKE_DIR})
+install(EXPORT afxdpTargets NAMESPACE afxdp:: DESTINATION ${AFXDP_CMAKE_DIR} COMPONENT dev)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/afxdpConfig.cmake.in
   ${PROJECT_BINARY_DIR}/afxdpConfig.cmake INSTALL_DESTINATION ${AFXDP_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/afxdpConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/afxdpConfig.cmake ${PROJECT_BINARY_DIR}/afxdpConfigVersion.cmake
-        DESTINATION ${AFXDP_CMAKE_DIR})
+        DESTINATION ${AFXDP_CMAKE_DIR} COMPONENT dev)
 
 # pkg-config: prefix is found from the .pc file's own place (${pcfiledir}), so the tree relocates.
 file(RELATIVE_PATH AFXDP_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
@@ -51,4 +59,4 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/afxdp.pc.in ${PROJECT_BINARY_DIR}/afxdp
 configure_file(${CMAKE_CURRENT_LIST_DIR}/afxdp-testing.pc.in ${PROJECT_BINARY_DIR}/afxdp-testing.pc
                @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/afxdp.pc ${PROJECT_BINARY_DIR}/afxdp-testing.pc
-        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)

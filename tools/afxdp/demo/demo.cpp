@@ -6,6 +6,7 @@
 #include "common/sibling.hpp"
 #include "demo/child.hpp"
 #include "demo/demo_latency_run.hpp"
+#include "demo/demo_svg.hpp"
 #include "demo/demo_versus.hpp"
 #include "demo/dpdk_reference.hpp"
 #include "demo/launcher.hpp"
@@ -22,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -393,6 +395,12 @@ bool latency_table(const DemoOptions& options, const DemoRun& run, const SignalS
   return std::all_of(rows.begin(), rows.end(), [](const LatencyRow& r) { return r.measured; });
 }
 
+void write_svg(const std::string& path, const std::vector<DemoCell>& cells) {
+  std::ofstream out(path);
+  out << demo_svg(cells, machine_note());
+  if (!out.flush()) throw std::runtime_error("demo: cannot write the chart to " + path);
+}
+
 int run_demo(const DemoOptions& options) {
   require_privilege("demo");
   const std::string tool = tool_to_measure();
@@ -428,11 +436,25 @@ int run_demo(const DemoOptions& options) {
     print_cell(cell, cells, options);
   }
   if (!options.json) std::printf("%s", demo_table(with_versus_rows(cells)).c_str());
+  if (!options.svg.empty()) write_svg(options.svg, cells);
   bool all =
       std::all_of(cells.begin(), cells.end(), [](const DemoCell& cell) { return cell.measured; });
   if (options.wants_latency() && !stop.requested()) all = latency_table(options, run, stop) && all;
   if (stop.requested()) return 130;
   return all ? 0 : 1;
+}
+
+// --svg FILE, checked while parsing: the chart is written after the whole matrix ran.
+void add_svg_option(CLI::App& sub, std::string& path) {
+  sub.add_option("--svg", path, "Also draw the matrix as an SVG bar chart into this file")
+      ->check(CLI::Validator(
+          [](const std::string& file) {
+            const auto slash = file.rfind('/');
+            const std::string dir = slash == std::string::npos ? "." : file.substr(0, slash + 1);
+            return ::access(dir.c_str(), W_OK) == 0 ? std::string()
+                                                    : "cannot write a file in " + dir;
+          },
+          "FILE"));
 }
 
 }  // namespace
@@ -471,6 +493,7 @@ Command add_demo_command(CLI::App& app) {
             return ::access(path.c_str(), X_OK) == 0 ? std::string() : path + " is not executable";
           },
           "EXECUTABLE"));
+  add_svg_option(*sub, options->svg);
   CLI::Option* latency = sub->add_flag(
       "--latency", options->latency,
       "Measure the latency table after the matrix also with --json (default: only with the table)");
