@@ -69,8 +69,11 @@ double ns_per_frame(int prog, const std::vector<std::uint8_t>& frame, int repeat
                     std::uint32_t expect) {
   double best = 1e18;
   for (int r = 0; r < rounds; ++r) {
-    LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame.data(),
-                .data_size_in = static_cast<std::uint32_t>(frame.size()), .repeat = repeat);
+    bpf_test_run_opts opts{};
+    opts.sz = sizeof opts;
+    opts.data_in = frame.data();
+    opts.data_size_in = static_cast<std::uint32_t>(frame.size());
+    opts.repeat = repeat;
     if (bpf_prog_test_run_opts(prog, &opts) != 0) {
       throw std::system_error(errno, std::generic_category(), "BPF_PROG_TEST_RUN");
     }
@@ -88,17 +91,16 @@ struct Case {
   std::function<void(afxdp::Steering&)> rules;
 };
 
-}  // namespace
+struct Bench {
+  int repeat = 0;
+  int rounds = 0;
+  int plain = -1;  // the reference programs
+  int pass = -1;
+  std::vector<std::uint8_t> hit = afxdp::test::frame({.dport = 7777});
+  std::vector<std::uint8_t> miss = afxdp::test::frame({.dport = 5});
+};
 
-int main(int argc, char** argv) try {
-  const int repeat = argc > 1 ? std::atoi(argv[1]) : 2000000;
-  const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
-  int xskmap = -1;
-  const int plain = plain_redirect_program(xskmap);
-  const int pass = pass_program();
-  const auto hit = afxdp::test::frame({.dport = 7777});
-  const auto miss = afxdp::test::frame({.dport = 5});
-
+std::vector<Case> cases() {
   const auto ports = [](int n) {
     return [n](afxdp::Steering& s) {
       for (int i = 0; i < n; ++i) s.add(Match::parse("udp dst port " + std::to_string(7777 - i)));
@@ -110,7 +112,7 @@ int main(int argc, char** argv) try {
       s.add(Match::parse("udp dst port 7777"));
     };
   };
-  const std::vector<Case> cases = {
+  return {
       {"no rule (every frame)", [](afxdp::Steering&) {}},
       {"1 rule", ports(1)},
       {"16 rules, 1 shape", ports(16)},
@@ -118,35 +120,48 @@ int main(int argc, char** argv) try {
       {"16 rules, 16 shapes", shapes(16)},
       {"32 rules, 32 shapes", shapes(32)},
   };
-  const double plain_ns = ns_per_frame(plain, hit, repeat, rounds, XDP_DROP);
-  const double pass_ns = ns_per_frame(pass, miss, repeat, rounds, XDP_PASS);
+}
+
+// One row: the case's program on a matching and a passing frame, each next to its reference,
+// so that a busy machine shows in both.
+void row(const Bench& b, const Case& c) {
+  afxdp::XskProgram program(
+      {.interface = "", .fallback = afxdp::XdpAction::drop, .queues = 1, .attach = false});
+  afxdp::Steering steering;
+  steering.attach(program);
+  c.rules(steering);
+  const int fd = program.program_fd();
+  const double base = ns_per_frame(b.plain, b.hit, b.repeat, b.rounds, XDP_DROP);
+  const double matched = ns_per_frame(fd, b.hit, b.repeat, b.rounds, XDP_DROP);
+  std::printf("| %s | %.1f | %.2f | %.2fx |", c.name.c_str(), matched, 1e3 / matched,
+              base / matched);
+  if (!steering.active()) {
+    std::printf(" - | - | - |\n");
+    return;
+  }
+  const double base_pass = ns_per_frame(b.pass, b.miss, b.repeat, b.rounds, XDP_PASS);
+  const double passed = ns_per_frame(fd, b.miss, b.repeat, b.rounds, XDP_PASS);
+  std::printf(" %.1f | %.2f | %.2fx |\n", passed, 1e3 / passed, base_pass / passed);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  Bench b;
+  b.repeat = argc > 1 ? std::atoi(argv[1]) : 2000000;
+  b.rounds = argc > 2 ? std::atoi(argv[2]) : 5;
+  int xskmap = -1;
+  b.plain = plain_redirect_program(xskmap);
+  b.pass = pass_program();
+  const double plain_ns = ns_per_frame(b.plain, b.hit, b.repeat, b.rounds, XDP_DROP);
+  const double pass_ns = ns_per_frame(b.pass, b.miss, b.repeat, b.rounds, XDP_PASS);
   std::printf("plain redirect program: %.1f ns/frame (%.2f Mpps)\n", plain_ns, 1e3 / plain_ns);
   std::printf("XDP_PASS-only program:  %.1f ns/frame (%.2f Mpps)\n\n", pass_ns, 1e3 / pass_ns);
   std::printf(
       "| rules | matching frame ns | Mpps | vs plain redirect | passing frame ns | Mpps | vs "
       "XDP_PASS-only |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
-  for (const Case& c : cases) {
-    afxdp::XskProgram program(
-        {.interface = "", .fallback = afxdp::XdpAction::drop, .queues = 1, .attach = false});
-    afxdp::Steering steering;
-    steering.attach(program);
-    c.rules(steering);
-    const int fd = program.program_fd();
-    // Measured next to the references, so that a busy machine shows in both.
-    const double base = ns_per_frame(plain, hit, repeat, rounds, XDP_DROP);
-    const double matched = ns_per_frame(fd, hit, repeat, rounds, XDP_DROP);
-    const double base_pass = ns_per_frame(pass, miss, repeat, rounds, XDP_PASS);
-    const bool steers = steering.active();
-    const double passed = steers ? ns_per_frame(fd, miss, repeat, rounds, XDP_PASS) : 0.0;
-    std::printf("| %s | %.1f | %.2f | %.2fx |", c.name.c_str(), matched, 1e3 / matched,
-                base / matched);
-    if (steers) {
-      std::printf(" %.1f | %.2f | %.2fx |\n", passed, 1e3 / passed, base_pass / passed);
-    } else {
-      std::printf(" - | - | - |\n");
-    }
-  }
+  for (const Case& c : cases()) row(b, c);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "steer_bench: %s\n", e.what());

@@ -34,7 +34,7 @@ struct Flow {
 // sequence at the end of the payload.
 bool ours(const std::uint8_t* f, std::size_t size, std::size_t& flow, std::uint32_t& sequence) {
   if (size < 14 + 20 + 8 + 8 || f[12] != 0x08 || f[13] != 0x00 || f[23] != 17) return false;
-  const unsigned port = (f[36] << 8U) | f[37];
+  const unsigned port = (unsigned{f[36]} << 8U) | f[37];
   if (port != 7777 && port != 8888) return false;
   std::uint32_t m = 0;
   std::memcpy(&m, f + 42, 4);

@@ -24,6 +24,19 @@ using afxdp::test::FrameSpec;
 constexpr std::uint32_t matched = XDP_DROP;
 constexpr std::uint32_t passed = XDP_PASS;
 
+// The program's verdict on one frame.
+std::uint32_t run_on(int program_fd, const std::vector<std::uint8_t>& data) {
+  bpf_test_run_opts opts{};
+  opts.sz = sizeof opts;
+  opts.data_in = data.data();
+  opts.data_size_in = static_cast<std::uint32_t>(data.size());
+  opts.repeat = 1;
+  if (bpf_prog_test_run_opts(program_fd, &opts) != 0) {
+    throw std::system_error(errno, std::generic_category(), "BPF_PROG_TEST_RUN");
+  }
+  return opts.retval;
+}
+
 class SteerProgram : public testing::TestWithParam<bool> {  // the frags variant?
  protected:
   void SetUp() override {
@@ -37,12 +50,7 @@ class SteerProgram : public testing::TestWithParam<bool> {  // the frags variant
   }
 
   std::uint32_t run(const std::vector<std::uint8_t>& data) {
-    LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = data.data(),
-                .data_size_in = static_cast<std::uint32_t>(data.size()), .repeat = 1);
-    if (bpf_prog_test_run_opts(program_->program_fd(), &opts) != 0) {
-      throw std::system_error(errno, std::generic_category(), "BPF_PROG_TEST_RUN");
-    }
-    return opts.retval;
+    return run_on(program_->program_fd(), data);
   }
   std::uint32_t run(const FrameSpec& spec) { return run(frame(spec)); }
   afxdp::RuleId add(const char* text) { return steering_.add(Match::parse(text)); }
@@ -218,11 +226,7 @@ TEST_P(SteerProgram, ALaterProgramGetsTheRules) {
                             .frags = GetParam(),
                             .attach = false});
   steering_.attach(second);
-  const std::vector<std::uint8_t> f = frame(FrameSpec{.dport = 7777});
-  LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = f.data(),
-              .data_size_in = static_cast<std::uint32_t>(f.size()), .repeat = 1);
-  ASSERT_EQ(bpf_prog_test_run_opts(second.program_fd(), &opts), 0);
-  EXPECT_EQ(opts.retval, matched);
+  EXPECT_EQ(run_on(second.program_fd(), frame(FrameSpec{.dport = 7777})), matched);
   EXPECT_EQ(run(FrameSpec{.dport = 1}), passed);
   EXPECT_EQ(steering_.hits(id), 1U);  // summed over both programs
 }
