@@ -19,6 +19,15 @@ void write_sysfs(const std::string& path, const std::string& value) {
   if (!file) throw std::runtime_error("cannot write " + path);
 }
 
+// The word XDP_ADJUST_TAIL_GROW's program writes at the end of a grown frame: its length,
+// big-endian.
+bool tail_word_is_length(const std::uint8_t* data, std::uint32_t len) {
+  if (len < 4) return false;
+  const std::uint8_t* w = data + len - 4;
+  return ((std::uint32_t{w[0]} << 24) | (std::uint32_t{w[1]} << 16) | (std::uint32_t{w[2]} << 8) |
+          w[3]) == len;
+}
+
 std::string describe(const xdp_desc& desc) {
   return "addr " + std::to_string(desc.addr) + " len " + std::to_string(desc.len);
 }
@@ -274,6 +283,9 @@ std::uint32_t Receiver::receive(std::uint32_t max) {
       } else if (desc.len != lengths_[next_]) {
         fail("sequence " + std::to_string(sequence) + " has length " + std::to_string(desc.len) +
              ", sent " + std::to_string(lengths_[next_]));
+      } else if (added_tail_ != 0 && !tail_word_is_length(data, desc.len)) {
+        fail("sequence " + std::to_string(sequence) +
+             ": its last 4 bytes are not its length as the program wrote it");
       } else if (check_metadata_) {
         conformance_meta meta{};
         std::memcpy(&meta, data - sizeof meta, sizeof meta);

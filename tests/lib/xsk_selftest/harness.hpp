@@ -177,8 +177,9 @@ class Receiver {
   void expect(std::vector<std::uint32_t> sequences, std::vector<std::uint32_t> lengths);
   // Frames received so far must carry the metadata the program wrote (XDP_METADATA_COPY).
   void check_metadata(bool on) noexcept { check_metadata_ = on; }
-  // The last `bytes` of each frame were added by the program (XDP_ADJUST_TAIL_GROW): their
-  // content is not the sender's, so only the bytes before them are checked.
+  // The last `bytes` of each frame were added by the program (XDP_ADJUST_TAIL_GROW): only the
+  // bytes before them are the sender's, and the last 4 must be the frame's length, big-endian,
+  // as the program wrote it.
   void added_tail(std::uint32_t bytes) noexcept { added_tail_ = bytes; }
   // Kick (recvfrom), take up to `max` frames, check them, release them and give their frames
   // back to the fill ring.
