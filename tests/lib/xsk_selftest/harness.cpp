@@ -57,6 +57,14 @@ lab::VethPair make_veth(const Mode& mode) {
   return veth;
 }
 
+lab::VethPair jumbo_veth(const Mode& mode) {
+  lab::VethPair veth = make_veth(mode);
+  for (const std::string& end : {veth.a(), veth.b()}) {
+    lab::run({"ip", "link", "set", "dev", end, "mtu", std::to_string(jumbo_mtu)});
+  }
+  return veth;
+}
+
 namespace {
 UmemConfig umem_config(const LinkSetup& s, std::uint32_t headroom) {
   return {.frame_count = s.rx_frames + s.tx_frames,

@@ -9,6 +9,7 @@
 #include "system_test.hpp"
 
 #include <afxdp/mac_address.hpp>
+#include <afxdp/port.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/tx_descriptor.hpp>
 #include <afxdp/umem.hpp>
@@ -82,6 +83,13 @@ struct Link {
 // A fresh veth pair for the conformance cases: IPv6 off (as the kernel's runner does, so the
 // stack sends nothing of its own) and, in busy-poll modes, the NAPI settings test_xsk.sh uses.
 lab::VethPair make_veth(const Mode& mode);
+
+// make_veth with both ends at MTU 9000 (MAX_ETH_JUMBO_SIZE), for the multi-buffer cases.
+inline constexpr unsigned jumbo_mtu = 9000;
+lab::VethPair jumbo_veth(const Mode& mode);
+
+// A Port on one queue in `mode` with PortConfig::multi_buffer (multi_buffer_test.cpp).
+PortConfig multi_buffer_config(const Mode& mode);
 
 // One packet of a stream. Its sequence is its index in the stream (written into the frame).
 struct Packet {

@@ -1,7 +1,8 @@
 // The kernel's multi-buffer cases that attach a program of their own or use unaligned chunks
 // (XDP_METADATA_COPY_MULTI_BUFF, XDP_ADJUST_TAIL_SHRINK/GROW_MULTI_BUFF,
-// SEND_RECEIVE_UNALIGNED_9K_PACKETS), through the Port layer with PortConfig::multi_buffer: a
-// veth pair with MTU 9000, an AF_PACKET peer sending test frames, every packet checked whole.
+// SEND_RECEIVE_9K_PACKETS, SEND_RECEIVE_UNALIGNED_9K_PACKETS), through the Port layer with
+// PortConfig::multi_buffer: a veth pair with MTU 9000, an AF_PACKET peer sending test frames, every
+// packet checked whole.
 #include "conformance_meta.h"
 #include "conformance_skeleton.hpp"
 #include "harness.hpp"
@@ -18,18 +19,11 @@
 namespace afxdp::conformance {
 namespace {
 
-constexpr unsigned jumbo_mtu = 9000;  // MAX_ETH_JUMBO_SIZE
 constexpr std::uint32_t jumbo_frame = 9000 + 14;
 constexpr std::uint32_t large_packet = 2 * 3072;  // the kernel's XSK_UMEM__LARGE_FRAME_SIZE * 2
 constexpr std::uint32_t packets = 200;
 
-lab::VethPair jumbo_veth(const Mode& mode) {
-  lab::VethPair veth = make_veth(mode);
-  for (const std::string& end : {veth.a(), veth.b()}) {
-    lab::run({"ip", "link", "set", "dev", end, "mtu", std::to_string(jumbo_mtu)});
-  }
-  return veth;
-}
+}  // namespace
 
 PortConfig multi_buffer_config(const Mode& mode) {
   return {.queues = {0},
@@ -38,6 +32,8 @@ PortConfig multi_buffer_config(const Mode& mode) {
           .busy_poll = mode.busy_poll,
           .multi_buffer = true};
 }
+
+namespace {
 
 // What one received packet was: its bytes joined, and what the check made of them.
 struct Seen {
@@ -171,6 +167,16 @@ TEST_P(Conformance, XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF) {
 TEST_P(Conformance, XDP_ADJUST_TAIL_GROW_MULTI_BUFF) {
   AFXDP_REQUIRE_SYSTEM();
   adjust_tail_multi_buffer(GetParam(), 2047);
+}
+
+// Jumbo packets whole and intact, each in 3 or more fragments.
+TEST_P(Conformance, SEND_RECEIVE_9K_PACKETS) {
+  AFXDP_REQUIRE_SYSTEM();
+  const auto veth = jumbo_veth(GetParam());
+  Port port = Port::open(veth.b(), multi_buffer_config(GetParam()));
+  const auto seen = exchange(veth, port, jumbo_frame, false);
+  expect_all(seen, jumbo_frame, jumbo_frame, jumbo_frame, 3, veth);
+  EXPECT_EQ(port.queues()[0].stats().refused, 0U);
 }
 
 // Unaligned chunks on hugepages with multi-buffer: jumbo packets whole and intact.
