@@ -75,12 +75,13 @@ UmemConfig umem_config(const LinkSetup& s, std::uint32_t headroom) {
           .unaligned_chunks = s.unaligned,
           .hugepages = s.unaligned};
 }
-SocketConfig socket_config(const std::string& interface, const Mode& mode, std::uint32_t rx,
-                           std::uint32_t tx) {
+SocketConfig socket_config(const std::string& interface, const Mode& mode, const LinkSetup& s,
+                           std::uint32_t rx, std::uint32_t tx) {
   return {.interface = interface,
           .queue = 0,
           .mode = mode.bind,
           .need_wakeup = true,
+          .multi_buffer = s.multi_buffer,
           .rx_size = rx,
           .tx_size = tx,
           .busy_poll = mode.busy_poll,
@@ -94,8 +95,8 @@ Link::Link(const lab::VethPair& veth, const Mode& m, const LinkSetup& s)
       mode(m),
       a_umem(umem_config(s, 0)),
       b_umem(umem_config(s, s.rx_headroom)),
-      a(a_umem, socket_config(veth.a(), m, s.bidirectional ? s.rx_size : 0, s.tx_size)),
-      b(b_umem, socket_config(veth.b(), m, s.rx_size, s.bidirectional ? s.tx_size : 0)) {
+      a(a_umem, socket_config(veth.a(), m, s, s.bidirectional ? s.rx_size : 0, s.tx_size)),
+      b(b_umem, socket_config(veth.b(), m, s, s.rx_size, s.bidirectional ? s.tx_size : 0)) {
   if (!s.attach_programs) return;
   a_program.emplace(XskProgramConfig{.interface = veth.a(), .mode = m.attach});
   b_program.emplace(XskProgramConfig{.interface = veth.b(), .mode = m.attach});

@@ -67,6 +67,7 @@ struct LinkSetup {
   bool bidirectional = false;   // both sockets get rx and tx rings (else a sends, b receives)
   bool attach_programs = true;  // the embedded redirect program on both ends
   bool unaligned = false;       // XDP_UMEM_UNALIGNED_CHUNK_FLAG, UMEMs on 2 MiB hugepages
+  bool multi_buffer = false;    // both sockets bound with XDP_USE_SG (the kernel's MTU 9000 cases)
 };
 
 // A veth pair's ends `a` (sends) and `b` (receives), each with a UMEM, one AF_XDP socket on

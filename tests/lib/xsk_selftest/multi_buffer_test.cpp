@@ -1,5 +1,5 @@
 // The kernel's multi-buffer cases that attach a program of their own or use unaligned chunks
-// (XDP_METADATA_COPY_MULTI_BUFF, XDP_ADJUST_TAIL_SHRINK/GROW_MULTI_BUFF,
+// (XDP_METADATA_COPY_MULTI_BUFF on jumbo packets, XDP_ADJUST_TAIL_SHRINK/GROW_MULTI_BUFF,
 // SEND_RECEIVE_9K_PACKETS, SEND_RECEIVE_UNALIGNED_9K_PACKETS), through the Port layer with
 // PortConfig::multi_buffer: a veth pair with MTU 9000, an AF_PACKET peer sending test frames, every
 // packet checked whole.
@@ -104,7 +104,9 @@ void expect_all(const std::map<std::uint32_t, Seen>& seen, std::uint32_t sent_le
   }
 }
 
-TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF) {
+// XDP_METADATA_COPY_MULTI_BUFF's program on jumbo packets, through the Port layer: the metadata
+// in front of the first fragment of packets in 3 or more.
+TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF_jumbo_through_Port) {
   AFXDP_REQUIRE_SYSTEM();
   const auto veth = jumbo_veth(GetParam());
   Skeleton skeleton = load_programs();

@@ -63,6 +63,22 @@ TEST_P(Conformance, XDP_METADATA_COPY) {
   EXPECT_EQ(p.skeleton->bss->meta_count, default_packets);
 }
 
+// The same at MTU 9000 with XDP_USE_SG on both sockets and the program's xdp.frags variant, as the
+// kernel's case: the default stream, each count exact.
+TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF) {
+  AFXDP_REQUIRE_SYSTEM();
+  const auto veth = jumbo_veth(GetParam());
+  ProgramLink p(veth, GetParam(), "populate_metadata_frags", {.multi_buffer = true});
+  const auto stream = uniform_stream(default_packets, min_packet);
+  Sender sender = sender_on(p.link.a, p.link.b, stream, p.link.setup);
+  Receiver receiver = receiver_on(p.link.b, p.link.setup);
+  receiver.lend();
+  receiver.check_metadata(true);
+  expect_valid(receiver, sender, stream);
+  EXPECT_EQ(run_traffic(sender, {&receiver}), "");
+  EXPECT_EQ(p.skeleton->bss->meta_count, default_packets);
+}
+
 // XDP_ADJUST_TAIL_SHRINK and XDP_ADJUST_TAIL_GROW: one batch (64) of 128-byte frames whose tail
 // the program moves by `adjust` bytes; each arrives in order with the length changed by exactly
 // that and the sender's bytes before the new tail intact.
