@@ -240,7 +240,7 @@ void Sender::finish(int ms) {
 Receiver::Receiver(Socket& socket, std::uint64_t first_frame, std::uint32_t frames)
     : socket_(socket), first_(first_frame), frames_(frames) {}
 
-void Receiver::lend() {
+void Receiver::lend(std::int64_t odd_offset) {
   FillRing& fill = socket_.fill();
   const std::uint32_t frame_size = socket_.umem().config().frame_size;
   const std::uint32_t n = std::min(frames_, fill.size());
@@ -248,7 +248,11 @@ void Receiver::lend() {
     fail("fill ring has no room for " + std::to_string(n) + " frames");
     return;
   }
-  for (std::uint32_t i = 0; i < n; ++i) fill.at(i) = first_ + std::uint64_t{i} * frame_size;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::int64_t offset = i % 2 == 1 ? odd_offset : 0;
+    fill.at(i) = static_cast<std::uint64_t>(
+        static_cast<std::int64_t>(first_ + std::uint64_t{i} * frame_size) + offset);
+  }
   fill.submit(n);
   lent_ = n;
 }

@@ -177,8 +177,9 @@ class Receiver {
  public:
   Receiver(Socket& socket, std::uint64_t first_frame, std::uint32_t frames);
 
-  // Lend every rx frame to the fill ring (the kernel's xsk_populate_fill_ring).
-  void lend();
+  // Lend every rx frame to the fill ring (the kernel's xsk_populate_fill_ring); every odd one
+  // `odd_offset` bytes from its start (unaligned chunks: SEND_RECEIVE_UNALIGNED lends frame - 32).
+  void lend(std::int64_t odd_offset = 0);
   // The frames are on the fill ring already: an earlier receiver on the same fill ring lent them
   // and gave every one back.
   void already_lent() noexcept { lent_ = frames_; }
