@@ -17,7 +17,8 @@
 namespace afxdp::conformance {
 namespace {
 
-constexpr std::uint32_t frame = 4096;          // XSK_UMEM__DEFAULT_FRAME_SIZE
+constexpr std::uint32_t frame = 4096;  // XSK_UMEM__DEFAULT_FRAME_SIZE
+constexpr std::size_t two_frames = 2 * std::size_t{frame};
 constexpr std::uint32_t large = 3072;          // XSK_UMEM__LARGE_FRAME_SIZE
 constexpr std::uint32_t too_long = 9001;       // XSK_UMEM__INVALID_FRAME_SIZE
 constexpr std::uint32_t bad_options = 0xffff;  // XSK_DESC__INVALID_OPTION
@@ -134,8 +135,9 @@ std::vector<Received> exchange(FragsLink& link, std::size_t count) {
 std::vector<Received> run_table(FragsLink& link, const std::vector<Chain>& chains,
                                 const std::vector<std::uint32_t>& expected) {
   queue_chains(link, chains);
-  const auto got = exchange(link, expected.size());
+  auto got = exchange(link, expected.size());
   std::vector<std::uint32_t> sequences;
+  sequences.reserve(got.size());
   for (const Received& r : got) sequences.push_back(r.sequence);
   EXPECT_EQ(sequences, expected);
   const auto dst = mac_address(link.veth.b());
@@ -255,12 +257,12 @@ void run_invalid_desc_mb(const Mode& mode, bool unaligned) {
   const auto got = run_kernel_table(link, chains);
   // It does not fit one rx frame (4096 - 256 headroom): 3 fragments.
   for (const Received& r : got) {
-    if (r.bytes.size() == 2 * frame) {
+    if (r.bytes.size() == two_frames) {
       EXPECT_EQ(r.fragments, 3U) << "packet " << r.sequence;
     }
   }
   EXPECT_EQ(std::count_if(got.begin(), got.end(),
-                          [](const Received& r) { return r.bytes.size() == 2 * frame; }),
+                          [](const Received& r) { return r.bytes.size() == two_frames; }),
             1);
 }
 
