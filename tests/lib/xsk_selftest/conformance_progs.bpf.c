@@ -3,7 +3,9 @@
 // there), written again for XskProgram::from_object. Each sends what it keeps to the socket at
 // `xsks` index 0 (index by destination MAC for the shared-UMEM case).
 #include <linux/bpf.h>
+#include <linux/errno.h>
 #include <linux/if_ether.h>
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
 #include "conformance_meta.h"
@@ -62,16 +64,34 @@ int steer_by_mac(struct xdp_md *ctx)
 }
 
 // XDP_ADJUST_TAIL_SHRINK / _GROW: every frame's tail moved by tail_adjust bytes (set before the
-// traffic); a frame the helper refuses is dropped and counted.
+// traffic). As the kernel's program: a refusal with -EOPNOTSUPP (resizing not supported here)
+// passes the frame on unchanged and is counted apart, so the test can skip; any other refusal
+// drops the frame (the kernel's test then fails). A grown frame gets its new length, big-endian,
+// in its last 4 bytes, so the receiver sees that the program wrote the bytes it added.
 __s32 tail_adjust = 0;
-__u32 tail_refused = 0;
+__u32 tail_refused = 0;       // refusals other than -EOPNOTSUPP
+__s32 tail_refused_error = 0; // the first of them
+__u32 tail_unsupported = 0;   // refusals with -EOPNOTSUPP
 
 SEC("xdp")
 int adjust_tail(struct xdp_md *ctx)
 {
-  if (bpf_xdp_adjust_tail(ctx, tail_adjust)) {
-    tail_refused++;
+  __u32 before = bpf_xdp_get_buff_len(ctx);
+  long err = bpf_xdp_adjust_tail(ctx, tail_adjust);
+  if (err == -EOPNOTSUPP) {
+    tail_unsupported++;
+    return bpf_redirect_map(&xsks, 0, XDP_DROP);
+  }
+  if (err) {
+    if (!tail_refused++)
+      tail_refused_error = (__s32)err;
     return XDP_DROP;
+  }
+  __u32 after = bpf_xdp_get_buff_len(ctx);
+  if (after > before && after >= sizeof(__u32)) {
+    __u32 word = bpf_htonl(after);
+    if (bpf_xdp_store_bytes(ctx, after - sizeof(word), &word, sizeof(word)))
+      return XDP_DROP;
   }
   return bpf_redirect_map(&xsks, 0, XDP_DROP);
 }

@@ -19,6 +19,15 @@ void write_sysfs(const std::string& path, const std::string& value) {
   if (!file) throw std::runtime_error("cannot write " + path);
 }
 
+// The word XDP_ADJUST_TAIL_GROW's program writes at the end of a grown frame: its length,
+// big-endian.
+bool tail_word_is_length(const std::uint8_t* data, std::uint32_t len) {
+  if (len < 4) return false;
+  const std::uint8_t* w = data + len - 4;
+  return ((std::uint32_t{w[0]} << 24) | (std::uint32_t{w[1]} << 16) | (std::uint32_t{w[2]} << 8) |
+          w[3]) == len;
+}
+
 std::string describe(const xdp_desc& desc) {
   return "addr " + std::to_string(desc.addr) + " len " + std::to_string(desc.len);
 }
@@ -48,6 +57,14 @@ lab::VethPair make_veth(const Mode& mode) {
   return veth;
 }
 
+lab::VethPair jumbo_veth(const Mode& mode) {
+  lab::VethPair veth = make_veth(mode);
+  for (const std::string& end : {veth.a(), veth.b()}) {
+    lab::run({"ip", "link", "set", "dev", end, "mtu", std::to_string(jumbo_mtu)});
+  }
+  return veth;
+}
+
 namespace {
 UmemConfig umem_config(const LinkSetup& s, std::uint32_t headroom) {
   return {.frame_count = s.rx_frames + s.tx_frames,
@@ -58,12 +75,13 @@ UmemConfig umem_config(const LinkSetup& s, std::uint32_t headroom) {
           .unaligned_chunks = s.unaligned,
           .hugepages = s.unaligned};
 }
-SocketConfig socket_config(const std::string& interface, const Mode& mode, std::uint32_t rx,
-                           std::uint32_t tx) {
+SocketConfig socket_config(const std::string& interface, const Mode& mode, const LinkSetup& s,
+                           std::uint32_t rx, std::uint32_t tx) {
   return {.interface = interface,
           .queue = 0,
           .mode = mode.bind,
           .need_wakeup = true,
+          .multi_buffer = s.multi_buffer,
           .rx_size = rx,
           .tx_size = tx,
           .busy_poll = mode.busy_poll,
@@ -77,8 +95,8 @@ Link::Link(const lab::VethPair& veth, const Mode& m, const LinkSetup& s)
       mode(m),
       a_umem(umem_config(s, 0)),
       b_umem(umem_config(s, s.rx_headroom)),
-      a(a_umem, socket_config(veth.a(), m, s.bidirectional ? s.rx_size : 0, s.tx_size)),
-      b(b_umem, socket_config(veth.b(), m, s.rx_size, s.bidirectional ? s.tx_size : 0)) {
+      a(a_umem, socket_config(veth.a(), m, s, s.bidirectional ? s.rx_size : 0, s.tx_size)),
+      b(b_umem, socket_config(veth.b(), m, s, s.rx_size, s.bidirectional ? s.tx_size : 0)) {
   if (!s.attach_programs) return;
   a_program.emplace(XskProgramConfig{.interface = veth.a(), .mode = m.attach});
   b_program.emplace(XskProgramConfig{.interface = veth.b(), .mode = m.attach});
@@ -222,7 +240,7 @@ void Sender::finish(int ms) {
 Receiver::Receiver(Socket& socket, std::uint64_t first_frame, std::uint32_t frames)
     : socket_(socket), first_(first_frame), frames_(frames) {}
 
-void Receiver::lend() {
+void Receiver::lend(std::int64_t odd_offset) {
   FillRing& fill = socket_.fill();
   const std::uint32_t frame_size = socket_.umem().config().frame_size;
   const std::uint32_t n = std::min(frames_, fill.size());
@@ -230,7 +248,11 @@ void Receiver::lend() {
     fail("fill ring has no room for " + std::to_string(n) + " frames");
     return;
   }
-  for (std::uint32_t i = 0; i < n; ++i) fill.at(i) = first_ + std::uint64_t{i} * frame_size;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::int64_t offset = i % 2 == 1 ? odd_offset : 0;
+    fill.at(i) = static_cast<std::uint64_t>(
+        static_cast<std::int64_t>(first_ + std::uint64_t{i} * frame_size) + offset);
+  }
   fill.submit(n);
   lent_ = n;
 }
@@ -274,6 +296,9 @@ std::uint32_t Receiver::receive(std::uint32_t max) {
       } else if (desc.len != lengths_[next_]) {
         fail("sequence " + std::to_string(sequence) + " has length " + std::to_string(desc.len) +
              ", sent " + std::to_string(lengths_[next_]));
+      } else if (added_tail_ != 0 && !tail_word_is_length(data, desc.len)) {
+        fail("sequence " + std::to_string(sequence) +
+             ": its last 4 bytes are not its length as the program wrote it");
       } else if (check_metadata_) {
         conformance_meta meta{};
         std::memcpy(&meta, data - sizeof meta, sizeof meta);

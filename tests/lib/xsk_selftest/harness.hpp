@@ -9,6 +9,7 @@
 #include "system_test.hpp"
 
 #include <afxdp/mac_address.hpp>
+#include <afxdp/port.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/tx_descriptor.hpp>
 #include <afxdp/umem.hpp>
@@ -66,6 +67,7 @@ struct LinkSetup {
   bool bidirectional = false;   // both sockets get rx and tx rings (else a sends, b receives)
   bool attach_programs = true;  // the embedded redirect program on both ends
   bool unaligned = false;       // XDP_UMEM_UNALIGNED_CHUNK_FLAG, UMEMs on 2 MiB hugepages
+  bool multi_buffer = false;    // both sockets bound with XDP_USE_SG (the kernel's MTU 9000 cases)
 };
 
 // A veth pair's ends `a` (sends) and `b` (receives), each with a UMEM, one AF_XDP socket on
@@ -82,6 +84,13 @@ struct Link {
 // A fresh veth pair for the conformance cases: IPv6 off (as the kernel's runner does, so the
 // stack sends nothing of its own) and, in busy-poll modes, the NAPI settings test_xsk.sh uses.
 lab::VethPair make_veth(const Mode& mode);
+
+// make_veth with both ends at MTU 9000 (MAX_ETH_JUMBO_SIZE), for the multi-buffer cases.
+inline constexpr unsigned jumbo_mtu = 9000;
+lab::VethPair jumbo_veth(const Mode& mode);
+
+// A Port on one queue in `mode` with PortConfig::multi_buffer (multi_buffer_test.cpp).
+PortConfig multi_buffer_config(const Mode& mode);
 
 // One packet of a stream. Its sequence is its index in the stream (written into the frame).
 struct Packet {
@@ -168,8 +177,9 @@ class Receiver {
  public:
   Receiver(Socket& socket, std::uint64_t first_frame, std::uint32_t frames);
 
-  // Lend every rx frame to the fill ring (the kernel's xsk_populate_fill_ring).
-  void lend();
+  // Lend every rx frame to the fill ring (the kernel's xsk_populate_fill_ring); every odd one
+  // `odd_offset` bytes from its start (unaligned chunks: SEND_RECEIVE_UNALIGNED lends frame - 32).
+  void lend(std::int64_t odd_offset = 0);
   // The frames are on the fill ring already: an earlier receiver on the same fill ring lent them
   // and gave every one back.
   void already_lent() noexcept { lent_ = frames_; }
@@ -177,8 +187,9 @@ class Receiver {
   void expect(std::vector<std::uint32_t> sequences, std::vector<std::uint32_t> lengths);
   // Frames received so far must carry the metadata the program wrote (XDP_METADATA_COPY).
   void check_metadata(bool on) noexcept { check_metadata_ = on; }
-  // The last `bytes` of each frame were added by the program (XDP_ADJUST_TAIL_GROW): their
-  // content is not the sender's, so only the bytes before them are checked.
+  // The last `bytes` of each frame were added by the program (XDP_ADJUST_TAIL_GROW): only the
+  // bytes before them are the sender's, and the last 4 must be the frame's length, big-endian,
+  // as the program wrote it.
   void added_tail(std::uint32_t bytes) noexcept { added_tail_ = bytes; }
   // Kick (recvfrom), take up to `max` frames, check them, release them and give their frames
   // back to the fill ring.

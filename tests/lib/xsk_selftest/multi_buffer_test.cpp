@@ -1,7 +1,8 @@
 // The kernel's multi-buffer cases that attach a program of their own or use unaligned chunks
-// (XDP_METADATA_COPY_MULTI_BUFF, XDP_ADJUST_TAIL_SHRINK/GROW_MULTI_BUFF,
-// SEND_RECEIVE_UNALIGNED_9K_PACKETS), through the Port layer with PortConfig::multi_buffer: a
-// veth pair with MTU 9000, an AF_PACKET peer sending test frames, every packet checked whole.
+// (XDP_METADATA_COPY_MULTI_BUFF on jumbo packets, XDP_ADJUST_TAIL_SHRINK/GROW_MULTI_BUFF,
+// SEND_RECEIVE_9K_PACKETS, SEND_RECEIVE_UNALIGNED_9K_PACKETS), through the Port layer with
+// PortConfig::multi_buffer: a veth pair with MTU 9000, an AF_PACKET peer sending test frames, every
+// packet checked whole.
 #include "conformance_meta.h"
 #include "conformance_skeleton.hpp"
 #include "harness.hpp"
@@ -18,18 +19,11 @@
 namespace afxdp::conformance {
 namespace {
 
-constexpr unsigned jumbo_mtu = 9000;  // MAX_ETH_JUMBO_SIZE
 constexpr std::uint32_t jumbo_frame = 9000 + 14;
 constexpr std::uint32_t large_packet = 2 * 3072;  // the kernel's XSK_UMEM__LARGE_FRAME_SIZE * 2
 constexpr std::uint32_t packets = 200;
 
-lab::VethPair jumbo_veth(const Mode& mode) {
-  lab::VethPair veth = make_veth(mode);
-  for (const std::string& end : {veth.a(), veth.b()}) {
-    lab::run({"ip", "link", "set", "dev", end, "mtu", std::to_string(jumbo_mtu)});
-  }
-  return veth;
-}
+}  // namespace
 
 PortConfig multi_buffer_config(const Mode& mode) {
   return {.queues = {0},
@@ -38,6 +32,8 @@ PortConfig multi_buffer_config(const Mode& mode) {
           .busy_poll = mode.busy_poll,
           .multi_buffer = true};
 }
+
+namespace {
 
 // What one received packet was: its bytes joined, and what the check made of them.
 struct Seen {
@@ -108,7 +104,9 @@ void expect_all(const std::map<std::uint32_t, Seen>& seen, std::uint32_t sent_le
   }
 }
 
-TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF) {
+// XDP_METADATA_COPY_MULTI_BUFF's program on jumbo packets, through the Port layer: the metadata
+// in front of the first fragment of packets in 3 or more.
+TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF_jumbo_through_Port) {
   AFXDP_REQUIRE_SYSTEM();
   const auto veth = jumbo_veth(GetParam());
   Skeleton skeleton = load_programs();
@@ -131,8 +129,8 @@ TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF) {
 // The kernel's sizes: 6144-byte packets, shrunk by a whole 4096-byte buffer, or grown by 2047
 // (within the last fragment of a driver's 4096-byte buffers). Growing a multi-buffer packet needs
 // the driver to declare its fragments' size (xdp_rxq_info's frag_size); veth and generic XDP do
-// not, so the helper refuses any growth there and the case skips, as the kernel's runner does.
-// A grown tail is the program's, so only the sent bytes are checked.
+// not, so the helper returns -EOPNOTSUPP there and the case skips, as the kernel's runner does.
+// A grown tail is the program's: the sent bytes are checked, and the program's length word.
 void adjust_tail_multi_buffer(const Mode& mode, std::int32_t adjust) {
   const auto veth = jumbo_veth(mode);
   Skeleton skeleton = load_programs();
@@ -141,15 +139,26 @@ void adjust_tail_multi_buffer(const Mode& mode, std::int32_t adjust) {
   config.program = {skeleton->obj, "adjust_tail_frags", "xsks"};
   Port port = Port::open(veth.b(), config);
   const auto seen = exchange(veth, port, large_packet, false, &skeleton->bss->tail_refused);
+  // As the kernel's case: -EOPNOTSUPP skips, any other refusal fails.
   const std::uint32_t refused = skeleton->bss->tail_refused;
-  if (adjust > 0 && refused > 0 && seen.size() < packets) {
-    GTEST_SKIP() << "bpf_xdp_adjust_tail refused to grow " << refused << " packets in " << mode.name
+  ASSERT_EQ(refused, 0U) << "bpf_xdp_adjust_tail(" << adjust << ") refused " << refused
+                         << " packets, the first with " << skeleton->bss->tail_refused_error;
+  if (skeleton->bss->tail_unsupported > 0) {
+    GTEST_SKIP() << "bpf_xdp_adjust_tail returned -EOPNOTSUPP for "
+                 << skeleton->bss->tail_unsupported << " packets in " << mode.name
                  << "; the kernel's test skips the case then";
   }
   const auto received =
       static_cast<std::uint32_t>(static_cast<std::int32_t>(large_packet) + adjust);
   expect_all(seen, large_packet, received, std::min(received, large_packet), 1, veth);
-  EXPECT_EQ(refused, 0U) << "bpf_xdp_adjust_tail refused";
+  if (adjust > 0) {
+    for (const auto& [sequence, s] : seen) {
+      const std::uint8_t* w = s.bytes.data() + s.bytes.size() - 4;
+      const std::uint32_t word = (std::uint32_t{w[0]} << 24) | (std::uint32_t{w[1]} << 16) |
+                                 (std::uint32_t{w[2]} << 8) | w[3];
+      EXPECT_EQ(word, received) << "packet " << sequence << ": the program's tail word";
+    }
+  }
 }
 
 TEST_P(Conformance, XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF) {
@@ -160,6 +169,16 @@ TEST_P(Conformance, XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF) {
 TEST_P(Conformance, XDP_ADJUST_TAIL_GROW_MULTI_BUFF) {
   AFXDP_REQUIRE_SYSTEM();
   adjust_tail_multi_buffer(GetParam(), 2047);
+}
+
+// Jumbo packets whole and intact, each in 3 or more fragments.
+TEST_P(Conformance, SEND_RECEIVE_9K_PACKETS) {
+  AFXDP_REQUIRE_SYSTEM();
+  const auto veth = jumbo_veth(GetParam());
+  Port port = Port::open(veth.b(), multi_buffer_config(GetParam()));
+  const auto seen = exchange(veth, port, jumbo_frame, false);
+  expect_all(seen, jumbo_frame, jumbo_frame, jumbo_frame, 3, veth);
+  EXPECT_EQ(port.queues()[0].stats().refused, 0U);
 }
 
 // Unaligned chunks on hugepages with multi-buffer: jumbo packets whole and intact.

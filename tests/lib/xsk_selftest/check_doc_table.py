@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""docs/conformance.md's case table against the conformance tests, so neither drifts.
+
+Fails (exit 1, one line per fault) when the table's rows are not the kernel's 36 cases in the
+kernel's order, when a kernel case's row does not name its test `Conformance.<CASE>`, when the
+doc names a test that the sources do not define, when a test the sources define is named in no
+table of the doc, or when the doc's count of ctest entries is wrong.
+
+Usage: check_doc_table.py DOC SOURCE_DIR
+"""
+import pathlib
+import re
+import sys
+
+# tests[] then ci_skip_tests[] of tools/testing/selftests/bpf/prog_tests/test_xsk.h (torvalds/linux
+# a55f7f5f), the list the doc says it follows.
+KERNEL_CASES = """
+SEND_RECEIVE SEND_RECEIVE_2K_FRAME SEND_RECEIVE_SINGLE_PKT POLL_RX POLL_TX POLL_RXQ_FULL
+POLL_TXQ_FULL ALIGNED_INV_DESC ALIGNED_INV_DESC_2K_FRAME_SIZE UMEM_HEADROOM BIDIRECTIONAL
+STAT_RX_DROPPED STAT_TX_INVALID STAT_RX_FULL STAT_FILL_EMPTY XDP_PROG_CLEANUP XDP_DROP_HALF
+XDP_SHARED_UMEM XDP_METADATA_COPY XDP_METADATA_COPY_MULTI_BUFF ALIGNED_INV_DESC_MULTI_BUFF
+TOO_MANY_FRAGS XDP_ADJUST_TAIL_SHRINK TX_QUEUE_CONSUMER
+XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF XDP_ADJUST_TAIL_GROW XDP_ADJUST_TAIL_GROW_MULTI_BUFF
+SEND_RECEIVE_9K_PACKETS SEND_RECEIVE_UNALIGNED UNALIGNED_INV_DESC
+UNALIGNED_INV_DESC_4001_FRAME_SIZE SEND_RECEIVE_UNALIGNED_9K_PACKETS UNALIGNED_INV_DESC_MULTI_BUFF
+HW_SW_MIN_RING_SIZE HW_SW_MAX_RING_SIZE TEARDOWN
+""".split()
+
+TEST_NAME = re.compile(r"`([A-Z]\w*\.\w+)`")  # Suite.Name, as GoogleTest lists them
+
+
+def source_tests(source_dir):
+    """(parameterised, plain, modes): the GoogleTest names the sources define."""
+    parameterised, plain = set(), set()
+    for path in sorted(source_dir.glob("*.cpp")):
+        text = path.read_text()
+        parameterised |= {f"Conformance.{n}" for n in
+                          re.findall(r"TEST_P\(\s*Conformance\s*,\s*(\w+)\s*\)", text)}
+        plain |= {f"{s}.{n}" for s, n in re.findall(r"\bTEST\(\s*(\w+)\s*,\s*(\w+)\s*\)", text)}
+    harness = (source_dir / "harness.cpp").read_text()
+    body = re.search(r"std::vector<Mode> all_modes\(\) \{(.*?)\n\}", harness, re.S)
+    modes = len(re.findall(r'\{"\w+"', body.group(1))) if body else 0
+    return parameterised, plain, modes
+
+
+def table_rows(doc):
+    """Rows of the first table under '## The cases', and of every other table: lists of cells."""
+    cases, others, section = [], [], None
+    in_table = False
+    for line in doc.splitlines():
+        if line.startswith("## "):
+            section = line[3:].strip()
+        if not line.startswith("|"):
+            in_table = False
+            continue
+        if not in_table:
+            in_table = True
+            first_of_section = section == "The cases" and not cases
+            current = cases if first_of_section else others
+        if re.match(r"^\|[-| ]+\|$", line):
+            continue
+        current.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return cases, others
+
+
+def check(doc_path, source_dir):
+    doc = doc_path.read_text()
+    parameterised, plain, modes = source_tests(source_dir)
+    defined = parameterised | plain
+    cases, others = table_rows(doc)
+    faults = []
+    header, case_rows = cases[0] if cases else [], cases[1:]
+    if not header or header[0] != "kernel case":
+        faults.append("no case table (first column 'kernel case') under '## The cases'")
+    names = [row[0] for row in case_rows]
+    if names != KERNEL_CASES:
+        missing = [n for n in KERNEL_CASES if n not in names]
+        extra = [n for n in names if n not in KERNEL_CASES]
+        faults.append(f"case rows are not the kernel's 36 cases in order: missing {missing}, "
+                      f"not kernel cases {extra}, rows {len(names)}")
+    named = set()
+    for row in case_rows:
+        tests = set(TEST_NAME.findall(row[2])) if len(row) > 2 else set()
+        if f"Conformance.{row[0]}" not in tests:
+            faults.append(f"row {row[0]}: its test is not named Conformance.{row[0]}")
+        named |= tests
+    # Elsewhere in the doc only names of the suites the sources define are test names.
+    suites = {t.split(".")[0] for t in defined}
+    for row in others:
+        named |= {n for n in TEST_NAME.findall(" ".join(row)) if n.split(".")[0] in suites}
+    for name in sorted(named - defined):
+        faults.append(f"the doc names {name}, which no test source defines")
+    for name in sorted(defined - named):
+        faults.append(f"{name} is defined but named in no table of the doc")
+    entries = len(parameterised) * modes + len(plain)
+    claimed = re.findall(r"(\d+) ctest entries", doc)
+    if not claimed:
+        faults.append("the doc does not say how many ctest entries there are")
+    for n in claimed:
+        if int(n) != entries:
+            faults.append(f"the doc says {n} ctest entries; the sources make {entries} "
+                          f"({len(parameterised)} cases x {modes} modes + {len(plain)})")
+    return faults
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    faults = check(pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]))
+    for fault in faults:
+        print(f"{sys.argv[1]}: {fault}", file=sys.stderr)
+    return 1 if faults else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
