@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
+#include <stdexcept>
 #include <sys/socket.h>
 #include <thread>
 #include <time.h>
@@ -32,6 +33,9 @@ Queue::Queue(const detail::QueueSetup& s)
       need_wakeup_(s.need_wakeup),
       busy_poll_(s.busy_poll),
       spin_(s.spin_before_sleep),
+      lacks_(static_cast<std::uint8_t>((s.rx == nullptr || s.multi_buffer ? frame_rx : 0) |
+                                       (s.rx == nullptr ? packet_rx : 0) |
+                                       (s.tx == nullptr ? tx : 0))),
       // Copy mode sends only when kicked: once per few batches, and whenever rx runs dry.
       kick_at_(s.tx != nullptr ? std::min(s.tx->size() / 4, 4 * default_batch) : 0),
       frames_count_(s.frames),
@@ -100,6 +104,21 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
     if (refused != 0) detail::QueueCounters::add(counters_.refused, refused);
     n = completion_->peek(max_batch);
   }
+}
+
+void Queue::refuse(std::uint8_t needs, const char* verb) const {
+  const std::uint8_t missing = lacks_ & needs;
+  std::string why;
+  if ((missing & packet_rx) != 0) {
+    why = "the queue has no rx ring (PortConfig::receive is false)";
+  } else if ((missing & frame_rx) != 0) {
+    why =
+        "the queue is multi-buffer (PortConfig::multi_buffer), where a frame may be a fragment: "
+        "use receive_packets or serve_packets";
+  } else {
+    why = "the queue has no tx ring (PortConfig::transmit is false)";
+  }
+  throw std::logic_error(std::string("Queue::") + verb + " on " + name() + ": " + why);
 }
 
 std::uint64_t Queue::nearest_frame(std::uint64_t chunk) const noexcept {

@@ -190,6 +190,7 @@ struct QueueSetup {
   std::uint32_t frame_size = 0;   // a power of two, unless unaligned
   std::uint32_t headroom = 0;     // the UMEM's, in front of XDP_PACKET_HEADROOM
   bool unaligned = false;         // XDP_UMEM_UNALIGNED_CHUNK_FLAG addresses
+  bool multi_buffer = false;      // XDP_USE_SG: received frames may be fragments of a packet
   std::uint32_t fill_frames = 0;  // lent for receiving when the queue starts
   bool need_wakeup = true;
   bool busy_poll = false;
@@ -308,6 +309,19 @@ class Queue {
   friend class FrameRef;
   friend bool wait_any(std::span<Queue* const>, std::chrono::nanoseconds) noexcept;
 
+  // What a verb needs of the queue; `lacks_` holds what it has not. Checked once per call, before
+  // any ring is touched: a verb without its ring would dereference null.
+  enum Ability : std::uint8_t {
+    frame_rx = 1,   // an rx ring whose frames are whole packets (not multi-buffer)
+    packet_rx = 2,  // an rx ring
+    tx = 4,         // a tx ring
+  };
+  void require(std::uint8_t needs, const char* verb) const {
+    if ((lacks_ & needs) != 0) [[unlikely]]
+      refuse(needs, verb);
+  }
+  // std::logic_error naming the queue, the verb and what the queue lacks for it.
+  [[noreturn, gnu::cold]] void refuse(std::uint8_t needs, const char* verb) const;
   static std::uint32_t clamp(std::uint32_t max) noexcept {
     return max < max_batch ? max : max_batch;
   }
@@ -393,6 +407,7 @@ class Queue {
   bool busy_poll_ = false;
   std::chrono::nanoseconds spin_{0};  // spin_before_sleep
   bool batch_open_ = false;
+  std::uint8_t lacks_ = 0;          // Ability bits this queue has not
   std::uint32_t fill_target_ = 0;   // frames the fill side should hold
   std::uint32_t fill_side_ = 0;     // frames lent for receiving
   std::uint32_t tx_in_flight_ = 0;  // on this queue's tx ring, any queue's frames
@@ -476,6 +491,7 @@ inline void Queue::complete() noexcept {
 
 template <FrameReader Reader>
 std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
+  require(frame_rx, "receive");
   if (tx_in_flight_ != 0) complete();
   const std::uint32_t n = rx_->peek(clamp(max));
   if (n == 0) {
@@ -517,6 +533,7 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
 
 template <FrameHandler Handler>
 std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
+  require(frame_rx | tx, "serve");
   if (tx_in_flight_ != 0) complete();
   std::uint32_t n = rx_->peek(clamp(max));
   if (n == 0) {
@@ -567,6 +584,8 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
 template <FrameHandler Handler>
 std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
   if (&out == this) return serve(handler, max);
+  require(frame_rx, "forward");
+  out.require(tx, "forward");
   if (tx_in_flight_ != 0) complete();
   if (out.tx_in_flight_ != 0) out.complete();
   std::uint32_t n = rx_->peek(clamp(max));
@@ -617,7 +636,7 @@ inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
       ++tally.dropped;
     }
     chunks_[tally.back++] = chunk;
-  } else if (verdict == Verdict::send_back && tx_->reserve(1) == 1) {
+  } else if (verdict == Verdict::send_back && tx_ != nullptr && tx_->reserve(1) == 1) {
     tx_->at(0) = xdp_desc{frame.address_, frame.size_, 0};
     tx_->submit(1);
     record(chunk, FramePlace::application, FramePlace::tx);
@@ -646,6 +665,7 @@ inline void Queue::finish_forward(Queue& out, std::uint32_t n, const ForwardTall
 
 template <PacketReader Reader>
 std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
+  require(packet_rx, "receive_packets");
   if (tx_in_flight_ != 0) complete();
   const std::uint32_t n = peek_chains(max);
   if (n == 0) return 0;
@@ -668,6 +688,7 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
 
 template <PacketHandler Handler>
 std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
+  require(packet_rx | tx, "serve_packets");
   if (tx_in_flight_ != 0) complete();
   std::uint32_t n = peek_chains(max);
   if (n == 0) return 0;

@@ -1,0 +1,95 @@
+// Issue 27: the Queue when its user misbehaves (a throwing handler or reader, a send inside a
+// batch, an empty frame, a verb the queue lacks, the frame API on a multi-buffer queue) or the
+// kernel does (a duplicated completion), on testing::Loopback: every frame handled at most once,
+// none lost, and the queue keeps working.
+#include <afxdp/packet.hpp>
+#include <afxdp/queue.hpp>
+#include <afxdp/testing/loopback.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+
+using afxdp::Frame;
+using afxdp::Packet;
+using afxdp::Queue;
+using afxdp::Verdict;
+using afxdp::testing::Loopback;
+using afxdp::testing::LoopbackConfig;
+using namespace std::chrono_literals;
+
+std::vector<std::byte> packet(std::uint32_t sequence, std::size_t size = 64) {
+  std::vector<std::byte> bytes(size, std::byte{0x5A});
+  std::memcpy(bytes.data(), &sequence, sizeof sequence);
+  return bytes;
+}
+
+void expect_accounted(const Queue& q) {
+  EXPECT_EQ(q.account().total(), q.frames());
+  EXPECT_EQ(q.ledger().errors(), 0U) << q.ledger().first_error();
+  if constexpr (afxdp::FrameLedger::enabled) {
+    EXPECT_EQ(q.ledger().total(), q.frames());
+  }
+}
+
+// Issue 27 item 4: a verb the queue has no ring for is one clear error, before any ring moves.
+TEST(QueueMisuse, AVerbTheQueueHasNoRingForThrowsLogicError) {
+  Loopback send_only({.frames_per_queue = 64, .ring_size = 32, .receive = false});
+  Queue& s = send_only.port().queues()[0];
+  EXPECT_THROW(s.receive([](std::span<Frame>) {}), std::logic_error);
+  EXPECT_THROW(s.receive_packets([](std::span<Packet>) {}), std::logic_error);
+  EXPECT_THROW(s.serve([](Frame&) { return Verdict::send_back; }), std::logic_error);
+  Loopback receive_only({.queues = 2, .frames_per_queue = 64, .ring_size = 32, .transmit = false});
+  Queue& r = receive_only.port().queues()[0];
+  ASSERT_TRUE(receive_only.inject(0, packet(1)));
+  EXPECT_THROW(r.serve([](Frame&) { return Verdict::send_back; }), std::logic_error);
+  EXPECT_THROW(r.serve_packets([](Packet&) { return Verdict::send_back; }), std::logic_error);
+  EXPECT_THROW(r.forward(receive_only.port().queues()[1], [](Frame&) { return Verdict::forward; }),
+               std::logic_error);
+  try {
+    (void)r.serve([](Frame&) { return Verdict::send_back; });
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("serve"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("loopback:0"), std::string::npos) << e.what();
+  }
+  // Nothing was taken: the frame is still there for receive().
+  std::uint32_t seen = 0;
+  r.receive([&](std::span<Frame> f) { seen += static_cast<std::uint32_t>(f.size()); });
+  EXPECT_EQ(seen, 1U);
+  expect_accounted(r);
+}
+
+// Issue 27 item 8: on a multi-buffer queue the frame API would hand over (and send) fragments
+// as if they were packets.
+TEST(QueueMisuse, TheFrameApiOnAMultiBufferQueueThrowsLogicError) {
+  Loopback lb({.queues = 2,
+               .frames_per_queue = 64,
+               .frame_size = 2048,
+               .ring_size = 32,
+               .shared_umem = true,
+               .multi_buffer = true});
+  Queue& q = lb.port().queues()[0];
+  ASSERT_TRUE(lb.inject(0, packet(1, 5000)));
+  EXPECT_THROW(q.serve([](Frame&) { return Verdict::send_back; }), std::logic_error);
+  EXPECT_THROW(q.receive([](std::span<Frame>) {}), std::logic_error);
+  EXPECT_THROW(q.forward(lb.port().queues()[1], [](Frame&) { return Verdict::forward; }),
+               std::logic_error);
+  try {
+    q.receive([](std::span<Frame>) {});
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("receive_packets"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(lb.transmitted(0).empty());
+  std::uint32_t packets = 0;
+  q.receive_packets([&](std::span<Packet> p) { packets += static_cast<std::uint32_t>(p.size()); });
+  EXPECT_EQ(packets, 1U);  // whole, and only now
+  expect_accounted(q);
+}
+
+}  // namespace
