@@ -561,6 +561,7 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
       continue;
     }
     // In order of likelihood for a server: out again, else dropped.
+    static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
     if (verdict != Verdict::drop) [[likely]] {
       tx_->at(sent++) = xdp_desc{frame.address_, frame.size_, 0};
       record(chunk_of(frame.address_), FramePlace::application, FramePlace::tx);
@@ -623,6 +624,7 @@ inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
                          ForwardTally& tally) {
   const std::uint64_t chunk = chunk_of(frame.address_);
   // In order of likelihood for a forwarder: out of the other queue, back, dropped.
+  static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
   if (verdict == Verdict::forward) [[likely]] {
     if (shared) [[likely]] {
       out.tx_->at(tally.forwarded++) = xdp_desc{frame.address_, frame.size_, 0};
@@ -708,6 +710,7 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
   for (std::uint32_t p = 0; p < t.packets; ++p) {
     Packet& packet = packets_[p];
     const Verdict verdict = handler(packet);
+    static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
     const std::uint32_t count = packet.count_;
     Frame* fragments = packet.frames_;
     const std::uint32_t start = sent;

@@ -92,4 +92,10 @@ TEST(QueueMisuse, TheFrameApiOnAMultiBufferQueueThrowsLogicError) {
   expect_accounted(q);
 }
 
+// Issue 27 item 9: verdict_count is what the if-chains' static_asserts check; it must follow the
+// enum, or a new Verdict slips past them.
+TEST(QueueMisuse, VerdictCountIsTheLastVerdictPlusOne) {
+  EXPECT_EQ(afxdp::verdict_count, static_cast<std::size_t>(Verdict::forward) + 1);
+}
+
 }  // namespace
