@@ -550,6 +550,12 @@ FrameRef Queue::keep(Frame& frame) noexcept {
 bool Queue::send(FrameRef&& ref) noexcept {
   Queue* owner = ref.queue_;
   if (owner == nullptr || tx_ == nullptr || owner->area_ != area_) return false;
+  if (ref.frame_.size() == 0) [[unlikely]] {
+    // Never an empty descriptor (see serve): the frame goes back to receiving, counted.
+    detail::QueueCounters::add(counters_.refused, 1);
+    recycle(std::move(ref));
+    return true;
+  }
   if (tx_->reserve(1) != 1) {
     kick_tx();
     return false;

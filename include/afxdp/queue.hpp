@@ -560,9 +560,10 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
       frame.kept_ = false;
       continue;
     }
-    // In order of likelihood for a server: out again, else dropped.
+    // In order of likelihood for a server: out again, else dropped. An empty frame is dropped:
+    // the kernel skips an empty descriptor, and some drivers never complete it.
     static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
-    if (verdict != Verdict::drop) [[likely]] {
+    if (verdict != Verdict::drop && frame.size_ != 0) [[likely]] {
       tx_->at(sent++) = xdp_desc{frame.address_, frame.size_, 0};
       record(chunk_of(frame.address_), FramePlace::application, FramePlace::tx);
     } else {
@@ -623,6 +624,8 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
 inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
                          ForwardTally& tally) {
   const std::uint64_t chunk = chunk_of(frame.address_);
+  if (frame.size_ == 0) [[unlikely]]
+    verdict = Verdict::drop;  // never an empty descriptor (see serve)
   // In order of likelihood for a forwarder: out of the other queue, back, dropped.
   static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
   if (verdict == Verdict::forward) [[likely]] {
@@ -707,6 +710,7 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
   std::uint32_t sent = 0;
   std::uint32_t back = t.refused;
   std::uint32_t dropped = 0;
+  std::uint32_t invalid_chains = 0;  // with an empty fragment
   for (std::uint32_t p = 0; p < t.packets; ++p) {
     Packet& packet = packets_[p];
     const Verdict verdict = handler(packet);
@@ -715,20 +719,26 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
     Frame* fragments = packet.frames_;
     const std::uint32_t start = sent;
     bool kept = false;
+    bool empty = false;
     if (verdict != Verdict::drop) [[likely]] {
       for (std::uint32_t k = 0; k < count; ++k) {
         const Frame& f = fragments[k];
         kept = kept || f.kept_;
+        empty = empty || f.size_ == 0;
         tx_->at(sent++) = xdp_desc{f.address_, f.size_, k + 1 < count ? uapi::xdp_pkt_contd : 0U};
       }
-      if (!kept) [[likely]] {
+      if (!kept && !empty) [[likely]] {
         for (std::uint32_t k = 0; k < count; ++k) {
           record(chunk_of(fragments[k].address_), FramePlace::application, FramePlace::tx);
         }
         continue;
       }
-      sent = start;  // a kept fragment: the chain cannot go out whole
+      // A kept fragment: the chain cannot go out whole. An empty one: the kernel would drop the
+      // chain and never complete it; it is invalid.
+      sent = start;
     }
+    const bool invalid = empty && !kept;
+    invalid_chains += invalid ? 1 : 0;
     for (std::uint32_t k = 0; k < count; ++k) {
       Frame& f = fragments[k];
       if (f.kept_) [[unlikely]] {
@@ -736,7 +746,7 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
         continue;
       }
       chunks_[back++] = chunk_of(f.address_);
-      ++dropped;
+      dropped += invalid ? 0 : 1;
     }
   }
   tx_->cancel(n - sent);
@@ -747,6 +757,8 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
   detail::QueueCounters::add(counters_.received, t.taken);
   detail::QueueCounters::add(counters_.packets, t.packets);
   if (dropped != 0) detail::QueueCounters::add(counters_.dropped, dropped);
+  if (invalid_chains != 0) [[unlikely]]
+    detail::QueueCounters::add(counters_.invalid_chains, invalid_chains);
   if (sent != 0) after_send();
   return n;
 }

@@ -98,4 +98,80 @@ TEST(QueueMisuse, VerdictCountIsTheLastVerdictPlusOne) {
   EXPECT_EQ(afxdp::verdict_count, static_cast<std::size_t>(Verdict::forward) + 1);
 }
 
+std::uint32_t sequence_of(std::span<const std::byte> bytes) {
+  std::uint32_t s = 0;
+  std::memcpy(&s, bytes.data(), sizeof s);
+  return s;
+}
+
+// Issue 27 item 3: an empty frame is not sent (the kernel skips it and, on drivers like the
+// Loopback, never completes it): it goes back to receiving, counted.
+TEST(QueueMisuse, AFrameResizedToZeroIsRecycledNotSent) {
+  Loopback lb({.queues = 2, .frames_per_queue = 64, .ring_size = 32, .shared_umem = true});
+  Queue& q = lb.port().queues()[0];
+  Queue& out = lb.port().queues()[1];
+  const auto empty_odd = [](Frame& f) {
+    if (sequence_of(f.data()) % 2 == 1) {
+      EXPECT_TRUE(f.resize(0));
+    }
+    return Verdict::send_back;
+  };
+  for (std::uint32_t i = 0; i < 10; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  q.serve(empty_odd);
+  q.flush();
+  EXPECT_EQ(lb.transmitted(0).size(), 5U);
+  EXPECT_TRUE(q.drain(1000ms));
+  for (std::uint32_t i = 0; i < 10; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  q.forward(out, [](Frame& f) {
+    if (sequence_of(f.data()) % 2 == 1) {
+      EXPECT_TRUE(f.resize(0));
+    }
+    return Verdict::forward;
+  });
+  out.flush();
+  EXPECT_EQ(lb.transmitted(1).size(), 5U);
+  EXPECT_TRUE(out.drain(1000ms));
+  EXPECT_EQ(q.stats().dropped, 10U);
+  // A kept frame sent empty.
+  ASSERT_TRUE(lb.inject(0, packet(1)));
+  afxdp::FrameRef kept;
+  q.serve([&](Frame& f) {
+    kept = q.keep(f);
+    return Verdict::drop;
+  });
+  ASSERT_TRUE(kept.frame().resize(0));
+  const std::uint64_t refused = q.stats().refused;
+  EXPECT_TRUE(q.send(std::move(kept)));
+  EXPECT_FALSE(kept);
+  EXPECT_EQ(q.stats().refused, refused + 1);
+  EXPECT_TRUE(q.drain(1000ms));
+  EXPECT_EQ(lb.statistics(0).tx_invalid_descs, 0U);
+  EXPECT_EQ(lb.statistics(1).tx_invalid_descs, 0U);
+  expect_accounted(q);
+  expect_accounted(out);
+  EXPECT_EQ(q.account().fill + q.account().free, q.frames());
+}
+
+TEST(QueueMisuse, AChainWithAnEmptyFragmentIsInvalidAndRecycled) {
+  Loopback lb({.frames_per_queue = 64, .frame_size = 2048, .ring_size = 32, .multi_buffer = true});
+  Queue& q = lb.port().queues()[0];
+  ASSERT_TRUE(lb.inject(0, packet(1, 5000)));  // 3 fragments
+  ASSERT_TRUE(lb.inject(0, packet(2, 64)));
+  q.serve_packets([](Packet& p) {
+    if (p.fragment_count() == 3) {
+      EXPECT_TRUE(p[1].resize(0));
+    }
+    return Verdict::send_back;
+  });
+  q.flush();
+  const auto wire = lb.transmitted(0);
+  EXPECT_TRUE(q.drain(1000ms));
+  ASSERT_EQ(wire.size(), 1U);
+  EXPECT_EQ(wire[0], packet(2, 64));
+  EXPECT_EQ(q.stats().invalid_chains, 1U);
+  EXPECT_EQ(lb.statistics(0).tx_invalid_descs, 0U);
+  expect_accounted(q);
+  EXPECT_EQ(q.account().fill + q.account().free, q.frames());
+}
+
 }  // namespace
