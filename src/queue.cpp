@@ -7,6 +7,7 @@
 #include "frame_owners.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
@@ -29,6 +30,8 @@ Queue::Queue(const detail::QueueSetup& s)
       first_(s.first),
       span_(std::uint64_t{s.frames} * s.frame_size),
       frame_size_(s.frame_size),
+      frame_shift_(static_cast<std::uint32_t>(std::countr_zero(s.frame_size))),
+      divide_(!std::has_single_bit(s.frame_size)),
       unaligned_(s.unaligned),
       need_wakeup_(s.need_wakeup),
       busy_poll_(s.busy_poll),
@@ -40,6 +43,7 @@ Queue::Queue(const detail::QueueSetup& s)
       kick_at_(s.tx != nullptr ? std::min(s.tx->size() / 4, 4 * default_batch) : 0),
       frames_count_(s.frames),
       pool_(s.frames, s.frame_size, s.first),
+      on_tx_((std::size_t{s.frames} + 63) / 64),
       ledger_(s.frames, s.frame_size),
       fd_(s.fd),
       id_(s.id),
@@ -74,7 +78,11 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
       if (unaligned_) [[unlikely]]
         chunk = nearest_frame(chunk);
       if (mine(chunk)) [[likely]] {
-        chunks_[own++] = chunk;
+        if (completed(chunk)) [[likely]] {
+          chunks_[own++] = chunk;
+        } else {
+          ++refused;  // not out on tx: a duplicate, or never sent
+        }
         continue;
       }
       // The other queue's frame (forward()) goes home; an address no queue lent is the peer's
@@ -88,18 +96,20 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
       }
     }
     completion_->release(n);
-    const std::uint32_t accepted = std::min(own + others, tx_in_flight_);
-    tx_in_flight_ -= accepted;
     const std::uint32_t own_valid = std::min(own, tx_out_);
     tx_out_ -= own_valid;
     recycle_chunks(chunks_.data(), own_valid, FramePlace::tx);
     refused += own - own_valid;
+    std::uint32_t others_valid = 0;
     for (std::uint32_t i = 0; i < others;) {  // in runs of one owner
       std::uint32_t run = 1;
       while (i + run < others && owners[i + run] == owners[i]) ++run;
-      owners[i]->take_back(&foreign[i], run);
+      others_valid += owners[i]->take_back(&foreign[i], run);
       i += run;
     }
+    refused += others - others_valid;
+    const std::uint32_t accepted = std::min(own_valid + others_valid, tx_in_flight_);
+    tx_in_flight_ -= accepted;
     detail::QueueCounters::add(counters_.sent, accepted);
     if (refused != 0) detail::QueueCounters::add(counters_.refused, refused);
     n = completion_->peek(max_batch);
@@ -137,10 +147,15 @@ void Queue::top_up_fill() noexcept {
   fill_side_ += n;
 }
 
-void Queue::take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept {
-  n = std::min(n, tx_out_);
-  tx_out_ -= n;
-  recycle_chunks(chunks, n, FramePlace::tx);
+std::uint32_t Queue::take_back(std::uint64_t* chunks, std::uint32_t n) noexcept {
+  std::uint32_t out = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (completed(chunks[i])) chunks[out++] = chunks[i];
+  }
+  out = std::min(out, tx_out_);
+  tx_out_ -= out;
+  recycle_chunks(chunks, out, FramePlace::tx);
+  return out;
 }
 
 void Queue::idle_turn() noexcept {
@@ -163,7 +178,7 @@ bool Queue::copy_in(const Frame& frame, xdp_desc& slot) noexcept {
   const std::uint64_t chunk = pool_.take();
   std::memcpy(area_ + chunk, frame.data().data(), frame.size());
   slot = xdp_desc{chunk, frame.size(), 0};
-  record(chunk, FramePlace::free, FramePlace::tx);
+  to_tx(chunk, FramePlace::free);
   ++tx_out_;
   return true;
 }
@@ -397,7 +412,7 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
       continue;
     }
     q.tx_->at(sent++) = xdp_desc{f.address(), f.size(), 0};
-    q.record(f.address(), FramePlace::application, FramePlace::tx);
+    q.to_tx(f.address(), FramePlace::application);
   }
   q.tx_->cancel(n - sent);
   q.tx_->submit(sent);
@@ -435,7 +450,7 @@ std::uint32_t TxBatch::send_packet(std::uint32_t fragments) {
   for (std::uint32_t k = 0; k < fragments; ++k) {
     const std::uint32_t options = k + 1 < fragments ? uapi::xdp_pkt_contd : 0U;
     q.tx_->at(k) = xdp_desc{first[k].address(), first[k].size(), options};
-    q.record(first[k].address(), FramePlace::application, FramePlace::tx);
+    q.to_tx(first[k].address(), FramePlace::application);
   }
   q.tx_->submit(fragments);
   q.tx_in_flight_ += fragments;
@@ -565,7 +580,7 @@ bool Queue::send(FrameRef&& ref) noexcept {
   ++tx_in_flight_;
   --owner->held_;
   ++owner->tx_out_;
-  owner->record(owner->chunk_of(ref.frame_.address()), FramePlace::application, FramePlace::tx);
+  owner->to_tx(owner->chunk_of(ref.frame_.address()), FramePlace::application);
   ref.queue_ = nullptr;
   after_send();
   return true;

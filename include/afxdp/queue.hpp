@@ -32,6 +32,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace afxdp {
 
@@ -69,8 +70,10 @@ struct QueueStats {
   std::uint64_t wakeups = 0;      // sendto/recvfrom kicks
   std::uint64_t polls = 0;        // poll() calls
   std::uint64_t empty_turns = 0;  // receive/serve/forward calls that found rx empty
-  std::uint64_t refused = 0;      // descriptors from the kernel outside this queue's frames
-  std::uint64_t abandoned = 0;    // FrameRefs destroyed without send() or recycle()
+  // Descriptors from the kernel outside this queue's frames, completions for frames not out on
+  // tx, and frames refused for sending (empty, or sent inside a batch).
+  std::uint64_t refused = 0;
+  std::uint64_t abandoned = 0;  // FrameRefs destroyed without send() or recycle()
   XdpStatistics kernel;
   // receive_packets/serve_packets: whole packets handed over (received counts their fragments),
   // and chains refused (longer than max_fragments, or holding a refused descriptor; their
@@ -332,6 +335,27 @@ class Queue {
   void record(std::uint64_t chunk, FramePlace from, FramePlace to) {
     if constexpr (FrameLedger::enabled) ledger_.move(chunk - first_, from, to);
   }
+  // Which of this queue's frames are out on a tx ring, a bit each: a completion is accepted once
+  // per send (a duplicated one would put a frame in the pool twice and lose another).
+  [[nodiscard]] std::uint64_t frame_index(std::uint64_t chunk) const noexcept {
+    const std::uint64_t offset = chunk - first_;
+    return divide_ ? offset / frame_size_ : offset >> frame_shift_;
+  }
+  // One of this queue's frames goes on a tx ring.
+  void to_tx(std::uint64_t chunk, FramePlace from) noexcept {
+    record(chunk, from, FramePlace::tx);
+    const std::uint64_t i = frame_index(chunk);
+    on_tx_[i / 64] |= std::uint64_t{1} << (i % 64);
+  }
+  // A completion for one of this queue's frames: true (and the mark cleared) when it was out.
+  bool completed(std::uint64_t chunk) noexcept {
+    const std::uint64_t i = frame_index(chunk);
+    std::uint64_t& word = on_tx_[i / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+    const bool out = (word & bit) != 0;
+    word &= ~bit;
+    return out;
+  }
   // An rx descriptor as a Frame, if it names one of this queue's frames whole; else counted
   // and refused (never read, never recycled).
   bool take(const xdp_desc& desc, Frame& frame) noexcept;
@@ -365,7 +389,8 @@ class Queue {
   void wake_result(int error) noexcept;
   void end_batch(TxBatch& batch) noexcept;
   void abandon(FrameRef& frame) noexcept;
-  void take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept;
+  // Completions of this queue's frames sent from another queue: returns how many were out.
+  std::uint32_t take_back(std::uint64_t* chunks, std::uint32_t n) noexcept;
   // Multi-buffer: peek up to max descriptors (more, to complete the first chain) and cancel a
   // chain cut at the end; returns the descriptors to take, 0 when rx had nothing whole.
   std::uint32_t peek_chains(std::uint32_t max) noexcept;
@@ -402,6 +427,8 @@ class Queue {
   std::uint64_t first_ = 0;
   std::uint64_t span_ = 0;  // frames * frame_size
   std::uint32_t frame_size_ = 0;
+  std::uint32_t frame_shift_ = 0;  // log2(frame_size_), when it is a power of two
+  bool divide_ = false;            // it is not (unaligned chunks): frame_index divides
   bool unaligned_ = false;
   bool need_wakeup_ = true;
   bool busy_poll_ = false;
@@ -416,6 +443,7 @@ class Queue {
   std::uint32_t kick_at_ = 0;
   std::uint32_t frames_count_ = 0;
   FramePool pool_;
+  std::vector<std::uint64_t> on_tx_;  // a bit per frame: out on a tx ring (to_tx, completed)
   IdleWait idle_;
   std::array<std::uint64_t, max_batch> chunks_{};
   std::array<Frame, max_batch> frames_{};
@@ -565,7 +593,7 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
     static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
     if (verdict != Verdict::drop && frame.size_ != 0) [[likely]] {
       tx_->at(sent++) = xdp_desc{frame.address_, frame.size_, 0};
-      record(chunk_of(frame.address_), FramePlace::application, FramePlace::tx);
+      to_tx(chunk_of(frame.address_), FramePlace::application);
     } else {
       chunks_[dropped++] = chunk_of(frame.address_);
     }
@@ -631,7 +659,7 @@ inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
   if (verdict == Verdict::forward) [[likely]] {
     if (shared) [[likely]] {
       out.tx_->at(tally.forwarded++) = xdp_desc{frame.address_, frame.size_, 0};
-      record(chunk, FramePlace::application, FramePlace::tx);
+      to_tx(chunk, FramePlace::application);
       ++tx_out_;
       return;
     }
@@ -644,7 +672,7 @@ inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
   } else if (verdict == Verdict::send_back && tx_ != nullptr && tx_->reserve(1) == 1) {
     tx_->at(0) = xdp_desc{frame.address_, frame.size_, 0};
     tx_->submit(1);
-    record(chunk, FramePlace::application, FramePlace::tx);
+    to_tx(chunk, FramePlace::application);
     ++tx_out_;
     ++tx_in_flight_;
     ++tally.sent_back;
@@ -729,7 +757,7 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
       }
       if (!kept && !empty) [[likely]] {
         for (std::uint32_t k = 0; k < count; ++k) {
-          record(chunk_of(fragments[k].address_), FramePlace::application, FramePlace::tx);
+          to_tx(chunk_of(fragments[k].address_), FramePlace::application);
         }
         continue;
       }

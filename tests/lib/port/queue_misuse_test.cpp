@@ -174,4 +174,43 @@ TEST(QueueMisuse, AChainWithAnEmptyFragmentIsInvalidAndRecycled) {
   EXPECT_EQ(q.account().fill + q.account().free, q.frames());
 }
 
+// Issue 27 item 5: a completion for a frame that is not out on tx is refused, even while other
+// frames are (the count alone cannot tell).
+TEST(QueueMisuse, ADuplicatedCompletionIsRefusedWhileAnotherFrameIsInFlight) {
+  Loopback lb({.frames_per_queue = 32, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  const std::uint32_t free_before = q.account().free;
+  lb.delay_completions(true);
+  std::uint64_t a = 0;
+  std::uint64_t b = 0;
+  {
+    afxdp::TxBatch batch = q.allocate(2);
+    ASSERT_EQ(batch.size(), 2U);
+    a = batch[0].address();
+    b = batch[1].address();
+    ASSERT_TRUE(batch[0].resize(60));
+    ASSERT_TRUE(batch[1].resize(60));
+    ASSERT_EQ(batch.send(), 2U);
+  }
+  q.flush();
+  ASSERT_EQ(lb.transmitted(0).size(), 2U);  // on the wire; completions held back
+  ASSERT_TRUE(lb.inject_completion(0, a));
+  ASSERT_TRUE(lb.inject_completion(0, a));  // the kernel completes A twice
+  EXPECT_FALSE(q.drain(10ms));
+  EXPECT_EQ(q.in_flight(), 1U);  // B is still out
+  EXPECT_EQ(q.account().tx, 1U);
+  EXPECT_EQ(q.stats().refused, 1U);
+  ASSERT_TRUE(lb.inject_completion(0, b));
+  EXPECT_TRUE(q.drain(1000ms));
+  EXPECT_EQ(q.stats().sent, 2U);
+  expect_accounted(q);
+  EXPECT_EQ(q.account().free, free_before);
+  afxdp::TxBatch all = q.allocate(afxdp::max_batch);
+  std::set<std::uint64_t> distinct;
+  for (const Frame& f : all) distinct.insert(f.address());
+  EXPECT_EQ(distinct.size(), all.size());  // A once in the pool, B not lost
+  EXPECT_TRUE(distinct.contains(a));
+  EXPECT_TRUE(distinct.contains(b));
+}
+
 }  // namespace
