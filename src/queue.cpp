@@ -51,7 +51,8 @@ Queue::Queue(const detail::QueueSetup& s)
       socket_(s.socket),
       umem_(s.umem),
       owners_(s.owners),
-      loopback_(s.loopback) {
+      loopback_(s.loopback),
+      multi_buffer_(s.multi_buffer) {
   // Lend the kernel its frames before any XSKMAP slot points here (Port inserts afterwards).
   std::uint32_t lend = std::min({s.fill_frames, s.frames, s.rx != nullptr ? fill_->size() : 0U});
   lend = fill_->reserve(lend);
@@ -119,14 +120,16 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
 void Queue::refuse(std::uint8_t needs, const char* verb) const {
   const std::uint8_t missing = lacks_ & needs;
   std::string why;
-  if ((missing & packet_rx) != 0) {
+  if ((missing & (packet_rx | frame_rx)) != 0 && rx_ == nullptr) {
     why = "the queue has no rx ring (PortConfig::receive is false)";
-  } else if ((missing & frame_rx) != 0) {
+  } else if ((missing & frame_rx) != 0 && multi_buffer_) {
     why =
         "the queue is multi-buffer (PortConfig::multi_buffer), where a frame may be a fragment: "
         "use receive_packets or serve_packets";
-  } else {
+  } else if ((missing & tx) != 0 && tx_ == nullptr) {
     why = "the queue has no tx ring (PortConfig::transmit is false)";
+  } else {
+    why = "called inside a handler or reader of this queue's batch (or of a forward() out of it)";
   }
   throw std::logic_error(std::string("Queue::") + verb + " on " + name() + ": " + why);
 }
@@ -171,6 +174,12 @@ std::uint32_t Queue::hold_back(std::uint32_t n, std::uint32_t room) noexcept {
   detail::QueueCounters::add(counters_.tx_full, 1);
   kick_tx();
   return room;
+}
+
+bool Queue::in_tx_batch() noexcept {
+  if ((lacks_ & tx) == 0) return false;
+  detail::QueueCounters::add(counters_.refused, 1);
+  return true;
 }
 
 bool Queue::copy_in(const Frame& frame, xdp_desc& slot) noexcept {
@@ -394,6 +403,8 @@ TxBatch Queue::allocate(std::uint32_t n) {
 std::uint32_t TxBatch::send(std::uint32_t count) {
   if (queue_ == nullptr) return 0;
   Queue& q = *queue_;
+  if (q.in_tx_batch()) [[unlikely]]
+    return 0;
   std::uint32_t n = std::min(count, size());
   if (const std::uint32_t room = q.tx_->free_slots(n); room < n) {
     detail::QueueCounters::add(q.counters_.tx_full, 1);
@@ -429,6 +440,8 @@ std::uint32_t TxBatch::send_packet(std::uint32_t fragments) {
     return 0;
   }
   Queue& q = *queue_;
+  if (q.in_tx_batch()) [[unlikely]]
+    return 0;
   if (q.tx_->reserve(fragments) == 0) {
     detail::QueueCounters::add(q.counters_.tx_full, 1);
     q.kick_tx();
@@ -565,6 +578,8 @@ FrameRef Queue::keep(Frame& frame) noexcept {
 bool Queue::send(FrameRef&& ref) noexcept {
   Queue* owner = ref.queue_;
   if (owner == nullptr || tx_ == nullptr || owner->area_ != area_) return false;
+  if (in_tx_batch()) [[unlikely]]
+    return false;
   if (ref.frame_.size() == 0) [[unlikely]] {
     // Never an empty descriptor (see serve): the frame goes back to receiving, counted.
     detail::QueueCounters::add(counters_.refused, 1);

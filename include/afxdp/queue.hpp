@@ -313,7 +313,9 @@ class Queue {
   friend bool wait_any(std::span<Queue* const>, std::chrono::nanoseconds) noexcept;
 
   // What a verb needs of the queue; `lacks_` holds what it has not. Checked once per call, before
-  // any ring is touched: a verb without its ring would dereference null.
+  // any ring is touched: a verb without its ring would dereference null. While a handler or
+  // reader runs, lacks_ also holds what the open batch uses: a nested receive or serve, or a send
+  // on a tx ring the batch has reserved slots on, would corrupt the rings.
   enum Ability : std::uint8_t {
     frame_rx = 1,   // an rx ring whose frames are whole packets (not multi-buffer)
     packet_rx = 2,  // an rx ring
@@ -323,6 +325,9 @@ class Queue {
     if ((lacks_ & needs) != 0) [[unlikely]]
       refuse(needs, verb);
   }
+  // A send while a batch holds slots reserved on this queue's tx ring (checked after tx_ itself):
+  // refused and counted, true. Called from a handler, it would overwrite a reserved slot.
+  bool in_tx_batch() noexcept;
   // std::logic_error naming the queue, the verb and what the queue lacks for it.
   [[noreturn, gnu::cold]] void refuse(std::uint8_t needs, const char* verb) const;
   static std::uint32_t clamp(std::uint32_t max) noexcept {
@@ -459,7 +464,9 @@ class Queue {
   detail::FrameOwners* owners_ = nullptr;
   detail::LoopbackKernel* loopback_ = nullptr;
   // Multi-buffer only, after everything the frame paths touch.
-  bool discarding_ = false;  // inside an over-long chain: its descriptors are refused until its end
+  bool discarding_ = false;
+  bool multi_buffer_ = false;  // for refuse()'s message  // inside an over-long chain: its
+                               // descriptors are refused until its end
   std::array<Packet, max_batch> packets_{};
 };
 
@@ -534,7 +541,10 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   }
   rx_->release(n);
   fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
+  const std::uint8_t lacks = lacks_;
+  lacks_ |= frame_rx | packet_rx;  // frames_ is the reader's: no nested receive or serve
   reader(std::span<Frame>(frames_.data(), taken));
+  lacks_ = lacks;
   // Straight back onto the fill ring when it has room for all (the rule), else through the
   // general path that parks what does not fit.
   if (taken <= fill_target_ - fill_side_ && fill_->reserve(taken) == taken) [[likely]] {
@@ -579,6 +589,8 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
   std::uint32_t dropped = 0;
   std::uint32_t taken = 0;
   Frame& frame = frames_[0];
+  const std::uint8_t lacks = lacks_;
+  lacks_ = frame_rx | packet_rx | tx;  // rx peeked and tx reserved: no send, no nested call
   for (std::uint32_t i = 0; i < n; ++i) {
     if (!take(rx_->at(i), frame)) [[unlikely]]
       continue;
@@ -598,6 +610,7 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
       chunks_[dropped++] = chunk_of(frame.address_);
     }
   }
+  lacks_ = lacks;
   rx_->release(n);
   fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
   tx_->cancel(n - sent);
@@ -634,6 +647,10 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
   const bool shared = area_ == out.area_;
   ForwardTally tally;
   Frame& frame = frames_[0];
+  const std::uint8_t lacks = lacks_;
+  const std::uint8_t out_lacks = out.lacks_;
+  lacks_ |= frame_rx | packet_rx;  // rx peeked: no nested call
+  out.lacks_ |= tx;                // out's tx reserved: no send there
   for (std::uint32_t i = 0; i < n; ++i) {
     if (!take(rx_->at(i), frame)) [[unlikely]]
       continue;
@@ -645,6 +662,8 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
     }
     route(out, frame, verdict, shared, tally);
   }
+  lacks_ = lacks;
+  out.lacks_ = out_lacks;
   finish_forward(out, n, tally);
   return n;
 }
@@ -706,7 +725,10 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
   const ChainTake t = take_chains(n);
   rx_->release(n);
   fill_side_ -= t.taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
+  const std::uint8_t lacks = lacks_;
+  lacks_ |= frame_rx | packet_rx;  // packets_ is the reader's: no nested receive or serve
   reader(std::span<Packet>(packets_.data(), t.packets));
+  lacks_ = lacks;
   std::uint32_t back = t.refused;
   const std::uint32_t fragments = t.taken - t.refused;
   for (std::uint32_t i = 0; i < fragments; ++i) {
@@ -739,6 +761,8 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
   std::uint32_t back = t.refused;
   std::uint32_t dropped = 0;
   std::uint32_t invalid_chains = 0;  // with an empty fragment
+  const std::uint8_t lacks = lacks_;
+  lacks_ = frame_rx | packet_rx | tx;  // tx reserved: no send, no nested call
   for (std::uint32_t p = 0; p < t.packets; ++p) {
     Packet& packet = packets_[p];
     const Verdict verdict = handler(packet);
@@ -777,6 +801,7 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
       dropped += invalid ? 0 : 1;
     }
   }
+  lacks_ = lacks;
   tx_->cancel(n - sent);
   tx_->submit(sent);
   tx_in_flight_ += sent;

@@ -213,4 +213,51 @@ TEST(QueueMisuse, ADuplicatedCompletionIsRefusedWhileAnotherFrameIsInFlight) {
   EXPECT_TRUE(distinct.contains(b));
 }
 
+std::vector<std::byte> filled(std::byte value) { return std::vector<std::byte>(60, value); }
+
+// Issue 27 item 2: a send inside serve()'s handler would overwrite the tx slot serve reserved.
+TEST(QueueMisuse, ASendInsideAServeHandlerIsRefusedAndTheRingStaysRight) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 32});
+  Queue& q = lb.port().queues()[0];
+  ASSERT_TRUE(lb.inject(0, filled(std::byte{0xEE})));
+  afxdp::FrameRef kept;
+  q.serve([&](Frame& f) {
+    kept = q.keep(f);
+    return Verdict::drop;
+  });
+  afxdp::TxBatch batch = q.allocate(1);
+  ASSERT_EQ(batch.size(), 1U);
+  ASSERT_TRUE(batch[0].resize(60));
+  std::memset(batch[0].data().data(), 0xDD, 60);
+  for (const auto b : {std::byte{0xAA}, std::byte{0xBB}, std::byte{0xCC}})
+    ASSERT_TRUE(lb.inject(0, filled(b)));
+  const std::uint64_t refused = q.stats().refused;
+  q.serve([&](Frame& f) {
+    if (f.data()[0] == std::byte{0xBB}) {
+      EXPECT_FALSE(q.send(std::move(kept)));
+      EXPECT_EQ(batch.send(), 0U);
+    }
+    return Verdict::send_back;
+  });
+  EXPECT_EQ(q.stats().refused, refused + 2);
+  q.flush();
+  const auto wire = lb.transmitted(0);
+  ASSERT_EQ(wire.size(), 3U);
+  EXPECT_EQ(wire[0], filled(std::byte{0xAA}));
+  EXPECT_EQ(wire[1], filled(std::byte{0xBB}));
+  EXPECT_EQ(wire[2], filled(std::byte{0xCC}));
+  // Outside the batch both work, and every frame is where it should be.
+  ASSERT_TRUE(kept);
+  EXPECT_TRUE(q.send(std::move(kept)));
+  EXPECT_EQ(batch.send(), 1U);
+  q.flush();
+  const auto later = lb.transmitted(0);
+  ASSERT_EQ(later.size(), 2U);
+  EXPECT_EQ(later[0], filled(std::byte{0xEE}));
+  EXPECT_EQ(later[1], filled(std::byte{0xDD}));
+  EXPECT_TRUE(q.drain(1000ms));
+  expect_accounted(q);
+  EXPECT_EQ(q.account().fill + q.account().free, q.frames());
+}
+
 }  // namespace
