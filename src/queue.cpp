@@ -384,6 +384,84 @@ QueueStats Queue::stats() const {
   return s;
 }
 
+// ---- A batch left by an exception (its handler or reader threw) ----
+
+void Queue::recycle_unkept(std::uint32_t taken) noexcept {
+  std::uint32_t back = 0;
+  for (std::uint32_t i = 0; i < taken; ++i) {
+    if (!frames_[i].kept_) chunks_[back++] = chunk_of(frames_[i].address_);
+  }
+  recycle_chunks(chunks_.data(), back, FramePlace::application);
+  detail::QueueCounters::add(counters_.received, taken);
+}
+
+void Queue::unwind_serve(std::uint32_t n, std::uint32_t i, std::uint32_t taken, std::uint32_t sent,
+                         std::uint32_t dropped) noexcept {
+  Frame& frame = frames_[0];  // frame i, taken: the handler threw on it
+  if (frame.kept_) {
+    frame.kept_ = false;
+  } else {
+    chunks_[dropped++] = chunk_of(frame.address_);
+  }
+  const std::uint32_t consumed = i + 1;
+  rx_->cancel(n - consumed);  // not handled yet: the next call takes them
+  tx_->cancel(n - consumed);
+  finish_serve(consumed, taken, sent, dropped);
+}
+
+void Queue::unwind_forward(Queue& out, std::uint32_t n, std::uint32_t i,
+                           ForwardTally tally) noexcept {
+  Frame& frame = frames_[0];  // frame i, taken: the handler threw on it
+  if (frame.kept_) {
+    frame.kept_ = false;
+  } else {
+    chunks_[tally.back++] = chunk_of(frame.address_);
+    ++tally.dropped;
+  }
+  const std::uint32_t consumed = i + 1;
+  rx_->cancel(n - consumed);  // not handled yet: the next call takes them
+  out.tx_->cancel(n - consumed);
+  finish_forward(out, consumed, tally);
+}
+
+void Queue::unwind_serve_packets(std::uint32_t n, std::uint32_t p, ChainTake t,
+                                 PacketTally tally) noexcept {
+  const Packet& thrown = packets_[p];
+  for (std::uint32_t k = 0; k < thrown.count_; ++k) {
+    Frame& f = thrown.frames_[k];
+    if (f.kept_) {
+      f.kept_ = false;
+    } else {
+      chunks_[tally.back++] = chunk_of(f.address_);
+      ++tally.dropped;
+    }
+  }
+  // Descriptors i and frames_[i] are one and the same when every descriptor was a fragment of a
+  // good packet: then the packets after the one that threw go back on rx, whole, for the next
+  // call. Otherwise (an invalid chain in the batch) where they start on rx is not known here:
+  // they are recycled unhandled, counted as dropped.
+  std::uint32_t released = n;
+  if (t.refused == 0 && t.taken == n) {
+    released = static_cast<std::uint32_t>(thrown.frames_ + thrown.count_ - frames_.data());
+    for (std::uint32_t i = released; i < n; ++i) {
+      record(chunk_of(frames_[i].address_), FramePlace::application, FramePlace::fill);
+    }
+    rx_->cancel(n - released);
+    fill_side_ += n - released;
+    t.taken = released;
+    t.packets = p + 1;
+    discarding_ = false;  // the cut is at a packet's end
+  } else {
+    for (std::uint32_t q = p + 1; q < t.packets; ++q) {
+      for (std::uint32_t k = 0; k < packets_[q].count_; ++k) {
+        chunks_[tally.back++] = chunk_of(packets_[q].frames_[k].address_);
+        ++tally.dropped;
+      }
+    }
+  }
+  finish_serve_packets(n, released, t, tally);
+}
+
 // ---- Sending what the application built ----
 
 TxBatch Queue::allocate(std::uint32_t n) {

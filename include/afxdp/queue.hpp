@@ -179,6 +179,25 @@ struct alignas(cache_line) QueueCounters {
   }
 };
 
+// Runs `undo` when a batch is left by an exception (its handler or reader threw); the normal path
+// dismiss()es it first, and the destructor's test folds away there.
+template <class Undo>
+class OnUnwind {
+ public:
+  explicit OnUnwind(Undo undo) noexcept : undo_(undo) {}
+  OnUnwind(const OnUnwind&) = delete;
+  OnUnwind& operator=(const OnUnwind&) = delete;
+  ~OnUnwind() {
+    if (armed_) [[unlikely]]
+      undo_();
+  }
+  void dismiss() noexcept { armed_ = false; }
+
+ private:
+  Undo undo_;
+  bool armed_ = true;
+};
+
 // What Port (or testing::Loopback) hands a Queue: its rings, its frames, and whom to kick.
 struct QueueSetup {
   std::string interface;
@@ -418,9 +437,37 @@ class Queue {
     std::uint32_t dropped = 0;
     std::uint32_t back = 0;  // frames to recycle (dropped, or copied out), their chunks in chunks_
   };
+  // receive()'s `taken` frames back but those the reader kept, and counted as received: when the
+  // fill ring has no room for all, or the reader threw.
+  void recycle_unkept(std::uint32_t taken) noexcept;
+  // serve()'s batch published: n taken off rx (taken of them this queue's frames), the first
+  // `sent` tx slots submitted, the rest cancelled, `dropped` frames in chunks_ recycled.
+  void finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent,
+                    std::uint32_t dropped) noexcept;
+  // A handler threw on frame i of n (in frames_[0]): the frames before it keep their verdicts,
+  // it goes back to receiving (counted as dropped), those after it stay on rx for the next call.
+  void unwind_serve(std::uint32_t n, std::uint32_t i, std::uint32_t taken, std::uint32_t sent,
+                    std::uint32_t dropped) noexcept;
+  void finish_receive_packets(const ChainTake& t) noexcept;
+  // What one serve_packets() batch did with its packets.
+  struct PacketTally {
+    std::uint32_t sent = 0;            // tx slots written
+    std::uint32_t back = 0;            // frames to recycle, their chunks in chunks_
+    std::uint32_t dropped = 0;         // of them, by the verdict
+    std::uint32_t invalid_chains = 0;  // with an empty fragment
+  };
+  void route_packet(Packet& packet, Verdict verdict, PacketTally& tally) noexcept;
+  // n reserved on tx, `released` descriptors handed back on rx.
+  void finish_serve_packets(std::uint32_t n, std::uint32_t released, const ChainTake& t,
+                            const PacketTally& tally) noexcept;
+  // A packet handler threw on packet p: as unwind_serve, per packet.
+  void unwind_serve_packets(std::uint32_t n, std::uint32_t p, ChainTake t,
+                            PacketTally tally) noexcept;
   // forward()'s steps: one frame to where its verdict sends it, then the batch published.
   void route(Queue& out, Frame& frame, Verdict verdict, bool shared, ForwardTally& tally);
   void finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally);
+  // As unwind_serve, for forward().
+  void unwind_forward(Queue& out, std::uint32_t n, std::uint32_t i, ForwardTally tally) noexcept;
 
   // The hot fields first.
   RxRing* rx_ = nullptr;
@@ -543,7 +590,12 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
   const std::uint8_t lacks = lacks_;
   lacks_ |= frame_rx | packet_rx;  // frames_ is the reader's: no nested receive or serve
+  detail::OnUnwind unwind([&]() noexcept {
+    lacks_ = lacks;
+    recycle_unkept(taken);
+  });
   reader(std::span<Frame>(frames_.data(), taken));
+  unwind.dismiss();
   lacks_ = lacks;
   // Straight back onto the fill ring when it has room for all (the rule), else through the
   // general path that parks what does not fit.
@@ -559,11 +611,8 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
     fill_->submit(back);
     fill_side_ += back;
   } else {
-    std::uint32_t back = 0;
-    for (std::uint32_t i = 0; i < taken; ++i) {
-      if (!frames_[i].kept_) chunks_[back++] = chunk_of(frames_[i].address_);
-    }
-    recycle_chunks(chunks_.data(), back, FramePlace::application);
+    recycle_unkept(taken);
+    return taken;
   }
   detail::QueueCounters::add(counters_.received, taken);
   return taken;
@@ -591,7 +640,12 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
   Frame& frame = frames_[0];
   const std::uint8_t lacks = lacks_;
   lacks_ = frame_rx | packet_rx | tx;  // rx peeked and tx reserved: no send, no nested call
-  for (std::uint32_t i = 0; i < n; ++i) {
+  std::uint32_t i = 0;
+  detail::OnUnwind unwind([&]() noexcept {
+    lacks_ = lacks;
+    unwind_serve(n, i, taken, sent, dropped);
+  });
+  for (; i < n; ++i) {
     if (!take(rx_->at(i), frame)) [[unlikely]]
       continue;
     ++taken;
@@ -610,7 +664,14 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
       chunks_[dropped++] = chunk_of(frame.address_);
     }
   }
+  unwind.dismiss();
   lacks_ = lacks;
+  finish_serve(n, taken, sent, dropped);
+  return n;
+}
+
+inline void Queue::finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent,
+                                std::uint32_t dropped) noexcept {
   rx_->release(n);
   fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
   tx_->cancel(n - sent);
@@ -621,7 +682,6 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
   detail::QueueCounters::add(counters_.received, taken);
   if (dropped != 0) detail::QueueCounters::add(counters_.dropped, dropped);
   if (sent != 0) after_send();
-  return n;
 }
 
 template <FrameHandler Handler>
@@ -651,7 +711,13 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
   const std::uint8_t out_lacks = out.lacks_;
   lacks_ |= frame_rx | packet_rx;  // rx peeked: no nested call
   out.lacks_ |= tx;                // out's tx reserved: no send there
-  for (std::uint32_t i = 0; i < n; ++i) {
+  std::uint32_t i = 0;
+  detail::OnUnwind unwind([&]() noexcept {
+    lacks_ = lacks;
+    out.lacks_ = out_lacks;
+    unwind_forward(out, n, i, tally);
+  });
+  for (; i < n; ++i) {
     if (!take(rx_->at(i), frame)) [[unlikely]]
       continue;
     ++tally.taken;
@@ -662,6 +728,7 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
     }
     route(out, frame, verdict, shared, tally);
   }
+  unwind.dismiss();
   lacks_ = lacks;
   out.lacks_ = out_lacks;
   finish_forward(out, n, tally);
@@ -727,8 +794,18 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
   fill_side_ -= t.taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
   const std::uint8_t lacks = lacks_;
   lacks_ |= frame_rx | packet_rx;  // packets_ is the reader's: no nested receive or serve
+  detail::OnUnwind unwind([&]() noexcept {
+    lacks_ = lacks;
+    finish_receive_packets(t);
+  });
   reader(std::span<Packet>(packets_.data(), t.packets));
+  unwind.dismiss();
   lacks_ = lacks;
+  finish_receive_packets(t);
+  return n;
+}
+
+inline void Queue::finish_receive_packets(const ChainTake& t) noexcept {
   std::uint32_t back = t.refused;
   const std::uint32_t fragments = t.taken - t.refused;
   for (std::uint32_t i = 0; i < fragments; ++i) {
@@ -738,7 +815,6 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
   recycle_chunks(chunks_.data(), back, FramePlace::application);
   detail::QueueCounters::add(counters_.received, t.taken);
   detail::QueueCounters::add(counters_.packets, t.packets);
-  return n;
 }
 
 template <PacketHandler Handler>
@@ -755,65 +831,78 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
   }
   n = tx_->reserve(n);  // all n: the room was checked above
   const ChainTake t = take_chains(n);
-  rx_->release(n);
   fill_side_ -= t.taken;
-  std::uint32_t sent = 0;
-  std::uint32_t back = t.refused;
-  std::uint32_t dropped = 0;
-  std::uint32_t invalid_chains = 0;  // with an empty fragment
+  PacketTally tally{.back = t.refused};
   const std::uint8_t lacks = lacks_;
-  lacks_ = frame_rx | packet_rx | tx;  // tx reserved: no send, no nested call
-  for (std::uint32_t p = 0; p < t.packets; ++p) {
+  lacks_ = frame_rx | packet_rx | tx;  // rx peeked and tx reserved: no send, no nested call
+  std::uint32_t p = 0;
+  detail::OnUnwind unwind([&]() noexcept {
+    lacks_ = lacks;
+    unwind_serve_packets(n, p, t, tally);
+  });
+  for (; p < t.packets; ++p) {
     Packet& packet = packets_[p];
     const Verdict verdict = handler(packet);
-    static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
-    const std::uint32_t count = packet.count_;
-    Frame* fragments = packet.frames_;
-    const std::uint32_t start = sent;
-    bool kept = false;
-    bool empty = false;
-    if (verdict != Verdict::drop) [[likely]] {
-      for (std::uint32_t k = 0; k < count; ++k) {
-        const Frame& f = fragments[k];
-        kept = kept || f.kept_;
-        empty = empty || f.size_ == 0;
-        tx_->at(sent++) = xdp_desc{f.address_, f.size_, k + 1 < count ? uapi::xdp_pkt_contd : 0U};
-      }
-      if (!kept && !empty) [[likely]] {
-        for (std::uint32_t k = 0; k < count; ++k) {
-          to_tx(chunk_of(fragments[k].address_), FramePlace::application);
-        }
-        continue;
-      }
-      // A kept fragment: the chain cannot go out whole. An empty one: the kernel would drop the
-      // chain and never complete it; it is invalid.
-      sent = start;
-    }
-    const bool invalid = empty && !kept;
-    invalid_chains += invalid ? 1 : 0;
-    for (std::uint32_t k = 0; k < count; ++k) {
-      Frame& f = fragments[k];
-      if (f.kept_) [[unlikely]] {
-        f.kept_ = false;
-        continue;
-      }
-      chunks_[back++] = chunk_of(f.address_);
-      dropped += invalid ? 0 : 1;
-    }
+    route_packet(packet, verdict, tally);
   }
+  unwind.dismiss();
   lacks_ = lacks;
-  tx_->cancel(n - sent);
-  tx_->submit(sent);
-  tx_in_flight_ += sent;
-  tx_out_ += sent;
-  recycle_chunks(chunks_.data(), back, FramePlace::application);
+  finish_serve_packets(n, n, t, tally);
+  return n;
+}
+
+inline void Queue::route_packet(Packet& packet, Verdict verdict, PacketTally& tally) noexcept {
+  static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
+  const std::uint32_t count = packet.count_;
+  Frame* fragments = packet.frames_;
+  const std::uint32_t start = tally.sent;
+  bool kept = false;
+  bool empty = false;
+  if (verdict != Verdict::drop) [[likely]] {
+    for (std::uint32_t k = 0; k < count; ++k) {
+      const Frame& f = fragments[k];
+      kept = kept || f.kept_;
+      empty = empty || f.size_ == 0;
+      tx_->at(tally.sent++) =
+          xdp_desc{f.address_, f.size_, k + 1 < count ? uapi::xdp_pkt_contd : 0U};
+    }
+    if (!kept && !empty) [[likely]] {
+      for (std::uint32_t k = 0; k < count; ++k) {
+        to_tx(chunk_of(fragments[k].address_), FramePlace::application);
+      }
+      return;
+    }
+    // A kept fragment: the chain cannot go out whole. An empty one: the kernel would drop the
+    // chain and never complete it; it is invalid.
+    tally.sent = start;
+  }
+  const bool invalid = empty && !kept;
+  tally.invalid_chains += invalid ? 1 : 0;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    Frame& f = fragments[k];
+    if (f.kept_) [[unlikely]] {
+      f.kept_ = false;
+      continue;
+    }
+    chunks_[tally.back++] = chunk_of(f.address_);
+    tally.dropped += invalid ? 0 : 1;
+  }
+}
+
+inline void Queue::finish_serve_packets(std::uint32_t n, std::uint32_t released, const ChainTake& t,
+                                        const PacketTally& tally) noexcept {
+  rx_->release(released);
+  tx_->cancel(n - tally.sent);
+  tx_->submit(tally.sent);
+  tx_in_flight_ += tally.sent;
+  tx_out_ += tally.sent;
+  recycle_chunks(chunks_.data(), tally.back, FramePlace::application);
   detail::QueueCounters::add(counters_.received, t.taken);
   detail::QueueCounters::add(counters_.packets, t.packets);
-  if (dropped != 0) detail::QueueCounters::add(counters_.dropped, dropped);
-  if (invalid_chains != 0) [[unlikely]]
-    detail::QueueCounters::add(counters_.invalid_chains, invalid_chains);
-  if (sent != 0) after_send();
-  return n;
+  if (tally.dropped != 0) detail::QueueCounters::add(counters_.dropped, tally.dropped);
+  if (tally.invalid_chains != 0) [[unlikely]]
+    detail::QueueCounters::add(counters_.invalid_chains, tally.invalid_chains);
+  if (tally.sent != 0) after_send();
 }
 
 }  // namespace afxdp

@@ -260,4 +260,201 @@ TEST(QueueMisuse, ASendInsideAServeHandlerIsRefusedAndTheRingStaysRight) {
   EXPECT_EQ(q.account().fill + q.account().free, q.frames());
 }
 
+constexpr std::uint32_t offered = 200;
+constexpr std::uint32_t runt_at = 57;  // the one frame too short for the parser
+constexpr std::size_t runt_size = 10;
+
+std::vector<std::byte> offer(std::uint32_t sequence) {
+  return packet(sequence, sequence == runt_at ? runt_size : 64);
+}
+
+struct ParseError : std::runtime_error {
+  ParseError() : std::runtime_error("runt") {}
+};
+
+// A parser that throws on a runt, as a user's would; counts what it handled.
+struct Parser {
+  std::map<std::uint32_t, int>* seen;
+  void operator()(std::span<const std::byte> bytes) const {
+    if (bytes.size() < 14) throw ParseError();
+    ++(*seen)[sequence_of(bytes)];
+  }
+};
+
+// Offer the 200 frames to queue 0 as room allows, one `turn` after each offer; a turn that
+// throws is caught and the loop goes on. `wire` collects what queue `out` sent.
+template <class Turn>
+int offer_all(Loopback& lb, std::uint32_t out, Turn turn,
+              std::vector<std::vector<std::byte>>& wire) {
+  int thrown = 0;
+  std::uint32_t next = 0;
+  for (int t = 0; t < 400; ++t) {
+    while (next < offered && lb.inject(0, offer(next))) ++next;
+    try {
+      turn();
+    } catch (const ParseError&) {
+      ++thrown;
+    }
+    lb.port().queues()[out].flush();
+    for (auto& f : lb.transmitted(out)) wire.push_back(std::move(f));
+  }
+  EXPECT_EQ(next, offered);
+  return thrown;
+}
+
+// Each of the 199 good frames handled once and on the wire once; the runt never.
+void expect_each_once(const std::map<std::uint32_t, int>& seen,
+                      const std::vector<std::vector<std::byte>>& wire) {
+  std::map<std::uint32_t, int> sent;
+  for (const auto& f : wire) ++sent[sequence_of(f)];
+  for (std::uint32_t s = 0; s < offered; ++s) {
+    const int want = s == runt_at ? 0 : 1;
+    EXPECT_EQ(seen.contains(s) ? seen.at(s) : 0, want) << "handled, frame " << s;
+    EXPECT_EQ(sent.contains(s) ? sent.at(s) : 0, want) << "sent, frame " << s;
+  }
+}
+
+const LoopbackConfig small{.frames_per_queue = 128, .ring_size = 64, .tx_budget = 64};
+
+TEST(QueueMisuse, AThrowingServeHandlerUnwindsAndTheQueueGoesOn) {
+  Loopback lb(small);
+  Queue& q = lb.port().queues()[0];
+  std::map<std::uint32_t, int> seen;
+  const Parser parse{&seen};
+  std::vector<std::vector<std::byte>> wire;
+  const int thrown = offer_all(
+      lb, 0,
+      [&] {
+        q.serve([&](Frame& f) {
+          parse(f.data());
+          return Verdict::send_back;
+        });
+      },
+      wire);
+  EXPECT_EQ(thrown, 1);
+  expect_each_once(seen, wire);
+  EXPECT_TRUE(q.drain(1000ms));
+  expect_accounted(q);
+  EXPECT_EQ(q.stats().received, offered);
+  EXPECT_EQ(q.account().tx + q.account().held, 0U);
+}
+
+TEST(QueueMisuse, AThrowingForwardHandlerUnwindsAndTheQueueGoesOn) {
+  LoopbackConfig c = small;
+  c.queues = 2;
+  c.shared_umem = true;
+  Loopback lb(c);
+  Queue& in = lb.port().queues()[0];
+  Queue& out = lb.port().queues()[1];
+  std::map<std::uint32_t, int> seen;
+  const Parser parse{&seen};
+  std::vector<std::vector<std::byte>> wire;
+  const int thrown = offer_all(
+      lb, 1,
+      [&] {
+        in.forward(out, [&](Frame& f) {
+          parse(f.data());
+          return Verdict::forward;
+        });
+      },
+      wire);
+  EXPECT_EQ(thrown, 1);
+  expect_each_once(seen, wire);
+  EXPECT_TRUE(out.drain(1000ms));
+  expect_accounted(in);
+  expect_accounted(out);
+  EXPECT_EQ(in.account().tx, 0U);
+}
+
+TEST(QueueMisuse, AThrowingPacketHandlerUnwindsAndTheQueueGoesOn) {
+  LoopbackConfig c = small;
+  c.multi_buffer = true;
+  Loopback lb(c);
+  Queue& q = lb.port().queues()[0];
+  std::map<std::uint32_t, int> seen;
+  const Parser parse{&seen};
+  std::vector<std::vector<std::byte>> wire;
+  const int thrown = offer_all(
+      lb, 0,
+      [&] {
+        q.serve_packets([&](Packet& p) {
+          parse(p[0].data());
+          return Verdict::send_back;
+        });
+      },
+      wire);
+  EXPECT_EQ(thrown, 1);
+  expect_each_once(seen, wire);
+  EXPECT_TRUE(q.drain(1000ms));
+  expect_accounted(q);
+  EXPECT_EQ(q.stats().received, offered);
+}
+
+// A reader is handed the whole batch at once: it sees each frame once, and after it threw the
+// batch's frames go back to receiving.
+TEST(QueueMisuse, AThrowingReaderUnwindsAndTheQueueGoesOn) {
+  Loopback lb(small);
+  Queue& q = lb.port().queues()[0];
+  std::map<std::uint32_t, int> handed;
+  std::vector<std::vector<std::byte>> wire;
+  const int thrown = offer_all(
+      lb, 0,
+      [&] {
+        q.receive([&](std::span<Frame> frames) {
+          for (const Frame& f : frames) ++handed[sequence_of(f.data())];
+          for (const Frame& f : frames) {
+            if (f.size() < 14) throw ParseError();
+          }
+        });
+      },
+      wire);
+  EXPECT_EQ(thrown, 1);
+  for (std::uint32_t s = 0; s < offered; ++s) EXPECT_EQ(handed[s], 1) << s;
+  expect_accounted(q);
+  EXPECT_EQ(q.account().fill + q.account().free, q.frames());
+}
+
+TEST(QueueMisuse, AThrowingPacketReaderUnwindsAndTheQueueGoesOn) {
+  LoopbackConfig c = small;
+  c.multi_buffer = true;
+  Loopback lb(c);
+  Queue& q = lb.port().queues()[0];
+  std::map<std::uint32_t, int> handed;
+  std::vector<std::vector<std::byte>> wire;
+  const int thrown = offer_all(
+      lb, 0,
+      [&] {
+        q.receive_packets([&](std::span<Packet> packets) {
+          for (const Packet& p : packets) ++handed[sequence_of(p[0].data())];
+          for (const Packet& p : packets) {
+            if (p.size() < 14) throw ParseError();
+          }
+        });
+      },
+      wire);
+  EXPECT_EQ(thrown, 1);
+  for (std::uint32_t s = 0; s < offered; ++s) EXPECT_EQ(handed[s], 1) << s;
+  expect_accounted(q);
+  EXPECT_EQ(q.account().fill + q.account().free, q.frames());
+}
+
+// A nested call from a handler (item 2's rule) throws, and the throw unwinds as any other.
+TEST(QueueMisuse, ANestedCallInsideAHandlerThrowsAndTheQueueGoesOn) {
+  Loopback lb(small);
+  Queue& q = lb.port().queues()[0];
+  for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  EXPECT_THROW(q.serve([&](Frame&) {
+    q.receive([](std::span<Frame>) {});
+    return Verdict::send_back;
+  }),
+               std::logic_error);
+  EXPECT_EQ(q.stats().dropped, 1U);  // the frame whose handler threw
+  EXPECT_EQ(q.serve([](Frame&) { return Verdict::send_back; }), 3U);
+  q.flush();
+  EXPECT_EQ(lb.transmitted(0).size(), 3U);
+  EXPECT_TRUE(q.drain(1000ms));
+  expect_accounted(q);
+  EXPECT_EQ(q.account().fill + q.account().free, q.frames());
+}
+
 }  // namespace
