@@ -362,8 +362,7 @@ class Queue {
   // Which of this queue's frames are out on a tx ring, a bit each: a completion is accepted once
   // per send (a duplicated one would put a frame in the pool twice and lose another).
   [[nodiscard]] std::uint64_t frame_index(std::uint64_t chunk) const noexcept {
-    const std::uint64_t offset = chunk - first_;
-    return divide_ ? offset / frame_size_ : offset >> frame_shift_;
+    return (chunk - first_) >> frame_shift_;
   }
   // One of this queue's frames goes on a tx ring.
   void to_tx(std::uint64_t chunk, FramePlace from) noexcept {
@@ -479,8 +478,9 @@ class Queue {
   std::uint64_t first_ = 0;
   std::uint64_t span_ = 0;  // frames * frame_size
   std::uint32_t frame_size_ = 0;
-  std::uint32_t frame_shift_ = 0;  // log2(frame_size_), when it is a power of two
-  bool divide_ = false;            // it is not (unaligned chunks): frame_index divides
+  // log2(frame_size_), rounded down: frame starts that far apart have distinct indices, also when
+  // unaligned chunks make the size no power of two (then up to twice as many bits as frames).
+  std::uint32_t frame_shift_ = 0;
   bool unaligned_ = false;
   bool need_wakeup_ = true;
   bool busy_poll_ = false;
