@@ -65,6 +65,9 @@ Queue::Queue(const detail::QueueSetup& s)
 }
 
 void Queue::complete_slow(std::uint32_t n) noexcept {
+  // Not chunks_: a handler may collect completions (allocate()) while its batch lists the frames
+  // it dropped there.
+  std::array<std::uint64_t, max_batch> own_chunks;
   std::array<std::uint64_t, max_batch> foreign;
   std::array<Queue*, max_batch> owners;
   while (n != 0) {
@@ -79,7 +82,7 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
         chunk = nearest_frame(chunk);
       if (mine(chunk)) [[likely]] {
         if (completed(chunk)) [[likely]] {
-          chunks_[own++] = chunk;
+          own_chunks[own++] = chunk;
         } else {
           ++refused;  // not out on tx: a duplicate, or never sent
         }
@@ -98,7 +101,7 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
     completion_->release(n);
     const std::uint32_t own_valid = std::min(own, tx_out_);
     tx_out_ -= own_valid;
-    recycle_chunks(chunks_.data(), own_valid, FramePlace::tx);
+    recycle_chunks(own_chunks.data(), own_valid, FramePlace::tx);
     refused += own - own_valid;
     std::uint32_t others_valid = 0;
     for (std::uint32_t i = 0; i < others;) {  // in runs of one owner

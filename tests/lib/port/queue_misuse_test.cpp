@@ -215,6 +215,41 @@ TEST(QueueMisuse, ADuplicatedCompletionIsRefusedWhileAnotherFrameIsInFlight) {
 
 std::vector<std::byte> filled(std::byte value) { return std::vector<std::byte>(60, value); }
 
+// allocate() inside a handler collects completions: it must not write over the list of frames
+// the batch has dropped so far (both used the Queue's chunks_).
+TEST(QueueMisuse, AllocateInsideAServeHandlerLosesNoDroppedFrame) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 32});
+  Queue& q = lb.port().queues()[0];
+  lb.delay_completions(true);
+  {
+    afxdp::TxBatch batch = q.allocate(2);
+    ASSERT_TRUE(batch[0].resize(60));
+    ASSERT_TRUE(batch[1].resize(60));
+    ASSERT_EQ(batch.send(), 2U);
+  }
+  q.flush();
+  ASSERT_EQ(lb.transmitted(0).size(), 2U);  // their completions held back
+  for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  q.serve([&](Frame& f) {
+    if (sequence_of(f.data()) == 2) {
+      lb.complete_delayed(0);               // they arrive while the handler runs
+      afxdp::TxBatch more = q.allocate(1);  // and allocate() collects them
+      EXPECT_EQ(more.size(), 1U);
+    }
+    return sequence_of(f.data()) < 2 ? Verdict::drop : Verdict::send_back;
+  });
+  q.flush();
+  EXPECT_EQ(lb.transmitted(0).size(), 2U);
+  lb.complete_delayed(0);
+  EXPECT_TRUE(q.drain(1000ms));
+  expect_accounted(q);
+  EXPECT_EQ(q.account().fill + q.account().free, q.frames());
+  afxdp::TxBatch all = q.allocate(afxdp::max_batch);
+  std::set<std::uint64_t> distinct;
+  for (const Frame& f : all) distinct.insert(f.address());
+  EXPECT_EQ(distinct.size(), all.size());
+}
+
 // Issue 27 item 2: a send inside serve()'s handler would overwrite the tx slot serve reserved.
 TEST(QueueMisuse, ASendInsideAServeHandlerIsRefusedAndTheRingStaysRight) {
   Loopback lb({.frames_per_queue = 64, .ring_size = 32});
