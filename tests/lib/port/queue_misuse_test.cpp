@@ -142,7 +142,7 @@ TEST(QueueMisuse, AFrameResizedToZeroIsRecycledNotSent) {
   ASSERT_TRUE(kept.frame().resize(0));
   const std::uint64_t refused = q.stats().refused;
   EXPECT_TRUE(q.send(std::move(kept)));
-  EXPECT_FALSE(kept);
+  EXPECT_FALSE(kept);  // NOLINT(bugprone-use-after-move): send() ended it
   EXPECT_EQ(q.stats().refused, refused + 1);
   EXPECT_TRUE(q.drain(1000ms));
   EXPECT_EQ(lb.statistics(0).tx_invalid_descs, 0U);
