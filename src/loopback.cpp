@@ -162,6 +162,8 @@ PortConfig port_config(const LoopbackConfig& c) {
                     .fill_size = c.fill_size,
                     .bind = BindMode::native_copy,
                     .need_wakeup = c.need_wakeup,
+                    .receive = c.receive,
+                    .transmit = c.transmit,
                     .multi_buffer = c.multi_buffer};
   validate(config);
   return config;
@@ -178,14 +180,15 @@ std::unique_ptr<Port::State> loopback_state(const LoopbackConfig& c, detail::Loo
     s.id = i;
     s.fill = &q.fill_ring;
     s.completion = &q.completion_ring;
-    s.rx = &q.rx_ring;
-    s.tx = &q.tx_ring;
+    s.rx = c.receive ? &q.rx_ring : nullptr;
+    s.tx = c.transmit ? &q.tx_ring : nullptr;
     s.area = q.area;
     s.first = q.first;
     s.frames = c.frames_per_queue;
     s.frame_size = c.frame_size;
     s.headroom = c.headroom;
-    s.fill_frames = c.frames_per_queue;
+    s.multi_buffer = c.multi_buffer;
+    s.fill_frames = c.receive ? c.frames_per_queue : 0;
     s.need_wakeup = c.need_wakeup;
     s.loopback = &k;
     s.owners = c.shared_umem ? &state->owners : nullptr;

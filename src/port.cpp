@@ -114,6 +114,7 @@ void make_queues(Port::State& s, std::size_t per_interface, bool shared) {
     q.frame_size = c.frame_size;
     q.headroom = c.headroom;
     q.unaligned = c.unaligned_chunks;
+    q.multi_buffer = c.multi_buffer;
     q.fill_frames = c.receive ? c.frames_per_queue : 0;
     q.need_wakeup = c.need_wakeup;
     q.busy_poll = c.busy_poll;

@@ -8,9 +8,11 @@
 #include "frame_owners.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
+#include <stdexcept>
 #include <string>
 #include <sys/socket.h>
 #include <system_error>
@@ -31,14 +33,19 @@ Queue::Queue(const detail::QueueSetup& s)
       first_(s.first),
       span_(std::uint64_t{s.frames} * s.frame_size),
       frame_size_(s.frame_size),
+      frame_shift_(static_cast<std::uint32_t>(std::bit_width(s.frame_size)) - 1),
       unaligned_(s.unaligned),
       need_wakeup_(s.need_wakeup),
       busy_poll_(s.busy_poll),
       spin_(s.spin_before_sleep),
+      lacks_(static_cast<std::uint8_t>((s.rx == nullptr || s.multi_buffer ? frame_rx : 0) |
+                                       (s.rx == nullptr ? packet_rx : 0) |
+                                       (s.tx == nullptr ? tx : 0))),
       // Copy mode sends only when kicked: once per few batches, and whenever rx runs dry.
       kick_at_(s.tx != nullptr ? std::min(s.tx->size() / 4, 4 * default_batch) : 0),
       frames_count_(s.frames),
       pool_(s.frames, s.frame_size, s.first),
+      on_tx_(((std::uint64_t{s.frames} * s.frame_size >> frame_shift_) + 63) / 64),
       ledger_(s.frames, s.frame_size),
       fd_(s.fd),
       id_(s.id),
@@ -46,7 +53,8 @@ Queue::Queue(const detail::QueueSetup& s)
       socket_(s.socket),
       umem_(s.umem),
       owners_(s.owners),
-      loopback_(s.loopback) {
+      loopback_(s.loopback),
+      multi_buffer_(s.multi_buffer) {
   // Lend the kernel its frames before any XSKMAP slot points here (Port inserts afterwards).
   std::uint32_t lend = std::min({s.fill_frames, s.frames, s.rx != nullptr ? fill_->size() : 0U});
   lend = fill_->reserve(lend);
@@ -60,6 +68,9 @@ Queue::Queue(const detail::QueueSetup& s)
 }
 
 void Queue::complete_slow(std::uint32_t n) noexcept {
+  // Not chunks_: a handler may collect completions (allocate()) while its batch lists the frames
+  // it dropped there.
+  std::array<std::uint64_t, max_batch> own_chunks;
   std::array<std::uint64_t, max_batch> foreign;
   std::array<Queue*, max_batch> owners;
   while (n != 0) {
@@ -73,7 +84,11 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
       if (unaligned_) [[unlikely]]
         chunk = nearest_frame(chunk);
       if (mine(chunk)) [[likely]] {
-        chunks_[own++] = chunk;
+        if (completed(chunk)) [[likely]] {
+          own_chunks[own++] = chunk;
+        } else {
+          ++refused;  // not out on tx: a duplicate, or never sent
+        }
         continue;
       }
       // The other queue's frame (forward()) goes home; an address no queue lent is the peer's
@@ -87,22 +102,41 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
       }
     }
     completion_->release(n);
-    const std::uint32_t accepted = std::min(own + others, tx_in_flight_);
-    tx_in_flight_ -= accepted;
     const std::uint32_t own_valid = std::min(own, tx_out_);
     tx_out_ -= own_valid;
-    recycle_chunks(chunks_.data(), own_valid, FramePlace::tx);
+    recycle_chunks(own_chunks.data(), own_valid, FramePlace::tx);
     refused += own - own_valid;
+    std::uint32_t others_valid = 0;
     for (std::uint32_t i = 0; i < others;) {  // in runs of one owner
       std::uint32_t run = 1;
       while (i + run < others && owners[i + run] == owners[i]) ++run;
-      owners[i]->take_back(&foreign[i], run);
+      others_valid += owners[i]->take_back(&foreign[i], run);
       i += run;
     }
+    refused += others - others_valid;
+    const std::uint32_t accepted = std::min(own_valid + others_valid, tx_in_flight_);
+    tx_in_flight_ -= accepted;
     detail::QueueCounters::add(counters_.sent, accepted);
     if (refused != 0) detail::QueueCounters::add(counters_.refused, refused);
     n = completion_->peek(max_batch);
   }
+}
+
+void Queue::refuse(std::uint8_t needs, const char* verb) const {
+  const std::uint8_t missing = lacks_ & needs;
+  std::string why;
+  if ((missing & (packet_rx | frame_rx)) != 0 && rx_ == nullptr) {
+    why = "the queue has no rx ring (PortConfig::receive is false)";
+  } else if ((missing & frame_rx) != 0 && multi_buffer_) {
+    why =
+        "the queue is multi-buffer (PortConfig::multi_buffer), where a frame may be a fragment: "
+        "use receive_packets or serve_packets";
+  } else if ((missing & tx) != 0 && tx_ == nullptr) {
+    why = "the queue has no tx ring (PortConfig::transmit is false)";
+  } else {
+    why = "called inside a handler or reader of this queue's batch (or of a forward() out of it)";
+  }
+  throw std::logic_error(std::string("Queue::") + verb + " on " + name() + ": " + why);
 }
 
 std::uint64_t Queue::nearest_frame(std::uint64_t chunk) const noexcept {
@@ -121,10 +155,15 @@ void Queue::top_up_fill() noexcept {
   fill_side_ += n;
 }
 
-void Queue::take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept {
-  n = std::min(n, tx_out_);
-  tx_out_ -= n;
-  recycle_chunks(chunks, n, FramePlace::tx);
+std::uint32_t Queue::take_back(std::uint64_t* chunks, std::uint32_t n) noexcept {
+  std::uint32_t out = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (completed(chunks[i])) chunks[out++] = chunks[i];
+  }
+  out = std::min(out, tx_out_);
+  tx_out_ -= out;
+  recycle_chunks(chunks, out, FramePlace::tx);
+  return out;
 }
 
 void Queue::idle_turn() noexcept {
@@ -142,12 +181,18 @@ std::uint32_t Queue::hold_back(std::uint32_t n, std::uint32_t room) noexcept {
   return room;
 }
 
+bool Queue::in_tx_batch() noexcept {
+  if ((lacks_ & tx) == 0) return false;
+  detail::QueueCounters::add(counters_.refused, 1);
+  return true;
+}
+
 bool Queue::copy_in(const Frame& frame, xdp_desc& slot) noexcept {
   if (pool_.available() == 0 || frame.size() > frame_size_) return false;
   const std::uint64_t chunk = pool_.take();
   std::memcpy(area_ + chunk, frame.data().data(), frame.size());
   slot = xdp_desc{chunk, frame.size(), 0};
-  record(chunk, FramePlace::free, FramePlace::tx);
+  to_tx(chunk, FramePlace::free);
   ++tx_out_;
   return true;
 }
@@ -392,6 +437,84 @@ QueueStats Queue::stats() const {
   return s;
 }
 
+// ---- A batch left by an exception (its handler or reader threw) ----
+
+void Queue::recycle_unkept(std::uint32_t taken) noexcept {
+  std::uint32_t back = 0;
+  for (std::uint32_t i = 0; i < taken; ++i) {
+    if (!frames_[i].kept_) chunks_[back++] = chunk_of(frames_[i].address_);
+  }
+  recycle_chunks(chunks_.data(), back, FramePlace::application);
+  detail::QueueCounters::add(counters_.received, taken);
+}
+
+void Queue::unwind_serve(std::uint32_t n, std::uint32_t i, std::uint32_t taken, std::uint32_t sent,
+                         std::uint32_t dropped) noexcept {
+  Frame& frame = frames_[0];  // frame i, taken: the handler threw on it
+  if (frame.kept_) {
+    frame.kept_ = false;
+  } else {
+    chunks_[dropped++] = chunk_of(frame.address_);
+  }
+  const std::uint32_t consumed = i + 1;
+  rx_->cancel(n - consumed);  // not handled yet: the next call takes them
+  tx_->cancel(n - consumed);
+  finish_serve(consumed, taken, sent, dropped);
+}
+
+void Queue::unwind_forward(Queue& out, std::uint32_t n, std::uint32_t i,
+                           ForwardTally tally) noexcept {
+  Frame& frame = frames_[0];  // frame i, taken: the handler threw on it
+  if (frame.kept_) {
+    frame.kept_ = false;
+  } else {
+    chunks_[tally.back++] = chunk_of(frame.address_);
+    ++tally.dropped;
+  }
+  const std::uint32_t consumed = i + 1;
+  rx_->cancel(n - consumed);  // not handled yet: the next call takes them
+  out.tx_->cancel(n - consumed);
+  finish_forward(out, consumed, tally);
+}
+
+void Queue::unwind_serve_packets(std::uint32_t n, std::uint32_t p, ChainTake t,
+                                 PacketTally tally) noexcept {
+  const Packet& thrown = packets_[p];
+  for (std::uint32_t k = 0; k < thrown.count_; ++k) {
+    Frame& f = thrown.frames_[k];
+    if (f.kept_) {
+      f.kept_ = false;
+    } else {
+      chunks_[tally.back++] = chunk_of(f.address_);
+      ++tally.dropped;
+    }
+  }
+  // Descriptors i and frames_[i] are one and the same when every descriptor was a fragment of a
+  // good packet: then the packets after the one that threw go back on rx, whole, for the next
+  // call. Otherwise (an invalid chain in the batch) where they start on rx is not known here:
+  // they are recycled unhandled, counted as dropped.
+  std::uint32_t released = n;
+  if (t.refused == 0 && t.taken == n) {
+    released = static_cast<std::uint32_t>(thrown.frames_ + thrown.count_ - frames_.data());
+    for (std::uint32_t i = released; i < n; ++i) {
+      record(chunk_of(frames_[i].address_), FramePlace::application, FramePlace::fill);
+    }
+    rx_->cancel(n - released);
+    fill_side_ += n - released;
+    t.taken = released;
+    t.packets = p + 1;
+    discarding_ = false;  // the cut is at a packet's end
+  } else {
+    for (std::uint32_t q = p + 1; q < t.packets; ++q) {
+      for (std::uint32_t k = 0; k < packets_[q].count_; ++k) {
+        chunks_[tally.back++] = chunk_of(packets_[q].frames_[k].address_);
+        ++tally.dropped;
+      }
+    }
+  }
+  finish_serve_packets(n, released, t, tally);
+}
+
 // ---- Sending what the application built ----
 
 TxBatch Queue::allocate(std::uint32_t n) {
@@ -411,6 +534,8 @@ TxBatch Queue::allocate(std::uint32_t n) {
 std::uint32_t TxBatch::send(std::uint32_t count) {
   if (queue_ == nullptr) return 0;
   Queue& q = *queue_;
+  if (q.in_tx_batch()) [[unlikely]]
+    return 0;
   std::uint32_t n = std::min(count, size());
   if (const std::uint32_t room = q.tx_->free_slots(n); room < n) {
     detail::QueueCounters::add(q.counters_.tx_full, 1);
@@ -429,7 +554,7 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
       continue;
     }
     q.tx_->at(sent++) = xdp_desc{f.address(), f.size(), 0};
-    q.record(f.address(), FramePlace::application, FramePlace::tx);
+    q.to_tx(f.address(), FramePlace::application);
   }
   q.tx_->cancel(n - sent);
   q.tx_->submit(sent);
@@ -446,6 +571,8 @@ std::uint32_t TxBatch::send_packet(std::uint32_t fragments) {
     return 0;
   }
   Queue& q = *queue_;
+  if (q.in_tx_batch()) [[unlikely]]
+    return 0;
   if (q.tx_->reserve(fragments) == 0) {
     detail::QueueCounters::add(q.counters_.tx_full, 1);
     q.kick_tx();
@@ -467,7 +594,7 @@ std::uint32_t TxBatch::send_packet(std::uint32_t fragments) {
   for (std::uint32_t k = 0; k < fragments; ++k) {
     const std::uint32_t options = k + 1 < fragments ? uapi::xdp_pkt_contd : 0U;
     q.tx_->at(k) = xdp_desc{first[k].address(), first[k].size(), options};
-    q.record(first[k].address(), FramePlace::application, FramePlace::tx);
+    q.to_tx(first[k].address(), FramePlace::application);
   }
   q.tx_->submit(fragments);
   q.tx_in_flight_ += fragments;
@@ -582,6 +709,14 @@ FrameRef Queue::keep(Frame& frame) noexcept {
 bool Queue::send(FrameRef&& ref) noexcept {
   Queue* owner = ref.queue_;
   if (owner == nullptr || tx_ == nullptr || owner->area_ != area_) return false;
+  if (in_tx_batch()) [[unlikely]]
+    return false;
+  if (ref.frame_.size() == 0) [[unlikely]] {
+    // Never an empty descriptor (see serve): the frame goes back to receiving, counted.
+    detail::QueueCounters::add(counters_.refused, 1);
+    recycle(std::move(ref));
+    return true;
+  }
   if (tx_->reserve(1) != 1) {
     kick_tx();
     return false;
@@ -591,7 +726,7 @@ bool Queue::send(FrameRef&& ref) noexcept {
   ++tx_in_flight_;
   --owner->held_;
   ++owner->tx_out_;
-  owner->record(owner->chunk_of(ref.frame_.address()), FramePlace::application, FramePlace::tx);
+  owner->to_tx(owner->chunk_of(ref.frame_.address()), FramePlace::application);
   ref.queue_ = nullptr;
   after_send();
   return true;

@@ -17,6 +17,9 @@ enum class Verdict : std::uint8_t {
   send_back,  // out of the queue it came in on (its tx ring)
   forward,    // out of the other queue of Queue::forward; in serve(), the same as send_back
 };
+// How many Verdicts there are: the last one's value + 1. Each if-chain that dispatches on a
+// Verdict static_asserts this, so a new value is a compile error until every chain handles it.
+inline constexpr std::size_t verdict_count = 3;
 
 class Queue;
 

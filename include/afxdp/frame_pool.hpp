@@ -8,7 +8,28 @@
 #include <span>
 #include <vector>
 
+// take() from an empty pool and give() past capacity are a caller's bug. Where the ring verbs'
+// checks are on (debug builds, AFXDP_RING_CHECKS) they stop the program with the broken rule;
+// elsewhere take() returns FramePool::no_frame and give() false, and the pool stays as it was.
+#if !defined(NDEBUG) || defined(AFXDP_RING_CHECKS)
+#include <cstdio>
+#include <cstdlib>
+#endif
+
 namespace afxdp {
+
+namespace detail {
+[[gnu::cold, gnu::noinline]] inline void frame_pool_contract_broken(const char* verb,
+                                                                    const char* rule) noexcept {
+#if !defined(NDEBUG) || defined(AFXDP_RING_CHECKS)
+  std::fprintf(stderr, "afxdp: frame pool %s: contract broken: %s\n", verb, rule);
+  std::abort();
+#else
+  (void)verb;
+  (void)rule;
+#endif
+}
+}  // namespace detail
 
 class FramePool {
  public:
@@ -30,17 +51,29 @@ class FramePool {
   [[nodiscard]] std::span<const std::uint64_t> addresses() const noexcept { return free_; }
   [[nodiscard]] std::uint32_t capacity() const noexcept { return capacity_; }
 
-  // Take one frame; the caller checks available() first.
-  std::uint64_t take() noexcept {
+  // What take() returns from an empty pool (unchecked builds): no frame starts there.
+  static constexpr std::uint64_t no_frame = ~std::uint64_t{0};
+
+  // Take one frame; the caller checks available() first (see the top of this file).
+  [[nodiscard]] std::uint64_t take() noexcept {
+    if (free_.empty()) [[unlikely]] {
+      detail::frame_pool_contract_broken("take", "the pool is empty");
+      return no_frame;
+    }
     const std::uint64_t addr = free_.back();
     free_.pop_back();
     return addr;
   }
 
-  // Return a frame. Never more than capacity(): a double free is a caller bug, caught here in
-  // debug builds by the size check.
-  void give(std::uint64_t addr) noexcept {
-    if (free_.size() < capacity_) free_.push_back(addr);
+  // Return a frame; false, and the frame not taken, when capacity() frames are free already
+  // (a double free, a caller's bug: see the top of this file).
+  bool give(std::uint64_t addr) noexcept {
+    if (free_.size() >= capacity_) [[unlikely]] {
+      detail::frame_pool_contract_broken("give", "capacity() frames are free already");
+      return false;
+    }
+    free_.push_back(addr);
+    return true;
   }
 
  private:

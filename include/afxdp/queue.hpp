@@ -32,6 +32,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace afxdp {
 
@@ -69,8 +70,10 @@ struct QueueStats {
   std::uint64_t wakeups = 0;      // sendto/recvfrom kicks
   std::uint64_t polls = 0;        // poll() calls
   std::uint64_t empty_turns = 0;  // receive/serve/forward calls that found rx empty
-  std::uint64_t refused = 0;      // descriptors from the kernel outside this queue's frames
-  std::uint64_t abandoned = 0;    // FrameRefs destroyed without send() or recycle()
+  // Descriptors from the kernel outside this queue's frames, completions for frames not out on
+  // tx, and frames refused for sending (empty, or sent inside a batch).
+  std::uint64_t refused = 0;
+  std::uint64_t abandoned = 0;  // FrameRefs destroyed without send() or recycle()
   XdpStatistics kernel;
   // receive_packets/serve_packets: whole packets handed over (received counts their fragments),
   // and chains refused (longer than max_fragments, or holding a refused descriptor; their
@@ -176,6 +179,25 @@ struct alignas(cache_line) QueueCounters {
   }
 };
 
+// Runs `undo` when a batch is left by an exception (its handler or reader threw); the normal path
+// dismiss()es it first, and the destructor's test folds away there.
+template <class Undo>
+class OnUnwind {
+ public:
+  explicit OnUnwind(Undo undo) noexcept : undo_(undo) {}
+  OnUnwind(const OnUnwind&) = delete;
+  OnUnwind& operator=(const OnUnwind&) = delete;
+  ~OnUnwind() {
+    if (armed_) [[unlikely]]
+      undo_();
+  }
+  void dismiss() noexcept { armed_ = false; }
+
+ private:
+  Undo undo_;
+  bool armed_ = true;
+};
+
 // What Port (or testing::Loopback) hands a Queue: its rings, its frames, and whom to kick.
 struct QueueSetup {
   std::string interface;
@@ -190,6 +212,7 @@ struct QueueSetup {
   std::uint32_t frame_size = 0;   // a power of two, unless unaligned
   std::uint32_t headroom = 0;     // the UMEM's, in front of XDP_PACKET_HEADROOM
   bool unaligned = false;         // XDP_UMEM_UNALIGNED_CHUNK_FLAG addresses
+  bool multi_buffer = false;      // XDP_USE_SG: received frames may be fragments of a packet
   std::uint32_t fill_frames = 0;  // lent for receiving when the queue starts
   bool need_wakeup = true;
   bool busy_poll = false;
@@ -316,6 +339,24 @@ class Queue {
   friend class FrameRef;
   friend bool wait_any(std::span<Queue* const>, std::chrono::nanoseconds) noexcept;
 
+  // What a verb needs of the queue; `lacks_` holds what it has not. Checked once per call, before
+  // any ring is touched: a verb without its ring would dereference null. While a handler or
+  // reader runs, lacks_ also holds what the open batch uses: a nested receive or serve, or a send
+  // on a tx ring the batch has reserved slots on, would corrupt the rings.
+  enum Ability : std::uint8_t {
+    frame_rx = 1,   // an rx ring whose frames are whole packets (not multi-buffer)
+    packet_rx = 2,  // an rx ring
+    tx = 4,         // a tx ring
+  };
+  void require(std::uint8_t needs, const char* verb) const {
+    if ((lacks_ & needs) != 0) [[unlikely]]
+      refuse(needs, verb);
+  }
+  // A send while a batch holds slots reserved on this queue's tx ring (checked after tx_ itself):
+  // refused and counted, true. Called from a handler, it would overwrite a reserved slot.
+  bool in_tx_batch() noexcept;
+  // std::logic_error naming the queue, the verb and what the queue lacks for it.
+  [[noreturn, gnu::cold]] void refuse(std::uint8_t needs, const char* verb) const;
   static std::uint32_t clamp(std::uint32_t max) noexcept {
     return max < max_batch ? max : max_batch;
   }
@@ -325,6 +366,26 @@ class Queue {
   [[nodiscard]] bool mine(std::uint64_t chunk) const noexcept { return chunk - first_ < span_; }
   void record(std::uint64_t chunk, FramePlace from, FramePlace to) {
     if constexpr (FrameLedger::enabled) ledger_.move(chunk - first_, from, to);
+  }
+  // Which of this queue's frames are out on a tx ring, a bit each: a completion is accepted once
+  // per send (a duplicated one would put a frame in the pool twice and lose another).
+  [[nodiscard]] std::uint64_t frame_index(std::uint64_t chunk) const noexcept {
+    return (chunk - first_) >> frame_shift_;
+  }
+  // One of this queue's frames goes on a tx ring.
+  void to_tx(std::uint64_t chunk, FramePlace from) noexcept {
+    record(chunk, from, FramePlace::tx);
+    const std::uint64_t i = frame_index(chunk);
+    on_tx_[i / 64] |= std::uint64_t{1} << (i % 64);
+  }
+  // A completion for one of this queue's frames: true (and the mark cleared) when it was out.
+  bool completed(std::uint64_t chunk) noexcept {
+    const std::uint64_t i = frame_index(chunk);
+    std::uint64_t& word = on_tx_[i / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+    const bool out = (word & bit) != 0;
+    word &= ~bit;
+    return out;
   }
   // An rx descriptor as a Frame, if it names one of this queue's frames whole; else counted
   // and refused (never read, never recycled).
@@ -362,7 +423,8 @@ class Queue {
   void wake_result(int error) noexcept;
   void end_batch(TxBatch& batch) noexcept;
   void abandon(FrameRef& frame) noexcept;
-  void take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept;
+  // Completions of this queue's frames sent from another queue: returns how many were out.
+  std::uint32_t take_back(std::uint64_t* chunks, std::uint32_t n) noexcept;
   // Multi-buffer: peek up to max descriptors (more, to complete the first chain) and cancel a
   // chain cut at the end; returns the descriptors to take, 0 when rx had nothing whole.
   std::uint32_t peek_chains(std::uint32_t max) noexcept;
@@ -385,9 +447,37 @@ class Queue {
     std::uint32_t dropped = 0;
     std::uint32_t back = 0;  // frames to recycle (dropped, or copied out), their chunks in chunks_
   };
+  // receive()'s `taken` frames back but those the reader kept, and counted as received: when the
+  // fill ring has no room for all, or the reader threw.
+  void recycle_unkept(std::uint32_t taken) noexcept;
+  // serve()'s batch published: n taken off rx (taken of them this queue's frames), the first
+  // `sent` tx slots submitted, the rest cancelled, `dropped` frames in chunks_ recycled.
+  void finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent,
+                    std::uint32_t dropped) noexcept;
+  // A handler threw on frame i of n (in frames_[0]): the frames before it keep their verdicts,
+  // it goes back to receiving (counted as dropped), those after it stay on rx for the next call.
+  void unwind_serve(std::uint32_t n, std::uint32_t i, std::uint32_t taken, std::uint32_t sent,
+                    std::uint32_t dropped) noexcept;
+  void finish_receive_packets(const ChainTake& t) noexcept;
+  // What one serve_packets() batch did with its packets.
+  struct PacketTally {
+    std::uint32_t sent = 0;            // tx slots written
+    std::uint32_t back = 0;            // frames to recycle, their chunks in chunks_
+    std::uint32_t dropped = 0;         // of them, by the verdict
+    std::uint32_t invalid_chains = 0;  // with an empty fragment
+  };
+  void route_packet(Packet& packet, Verdict verdict, PacketTally& tally) noexcept;
+  // n reserved on tx, `released` descriptors handed back on rx.
+  void finish_serve_packets(std::uint32_t n, std::uint32_t released, const ChainTake& t,
+                            const PacketTally& tally) noexcept;
+  // A packet handler threw on packet p: as unwind_serve, per packet.
+  void unwind_serve_packets(std::uint32_t n, std::uint32_t p, ChainTake t,
+                            PacketTally tally) noexcept;
   // forward()'s steps: one frame to where its verdict sends it, then the batch published.
   void route(Queue& out, Frame& frame, Verdict verdict, bool shared, ForwardTally& tally);
   void finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally);
+  // As unwind_serve, for forward().
+  void unwind_forward(Queue& out, std::uint32_t n, std::uint32_t i, ForwardTally tally) noexcept;
 
   // The hot fields first.
   RxRing* rx_ = nullptr;
@@ -399,11 +489,15 @@ class Queue {
   std::uint64_t first_ = 0;
   std::uint64_t span_ = 0;  // frames * frame_size
   std::uint32_t frame_size_ = 0;
+  // log2(frame_size_), rounded down: frame starts that far apart have distinct indices, also when
+  // unaligned chunks make the size no power of two (then up to twice as many bits as frames).
+  std::uint32_t frame_shift_ = 0;
   bool unaligned_ = false;
   bool need_wakeup_ = true;
   bool busy_poll_ = false;
   std::chrono::nanoseconds spin_{0};  // spin_before_sleep
   bool batch_open_ = false;
+  std::uint8_t lacks_ = 0;          // Ability bits this queue has not
   std::uint32_t fill_target_ = 0;   // frames the fill side should hold
   std::uint32_t fill_side_ = 0;     // frames lent for receiving
   std::uint32_t tx_in_flight_ = 0;  // on this queue's tx ring, any queue's frames
@@ -412,6 +506,7 @@ class Queue {
   std::uint32_t kick_at_ = 0;
   std::uint32_t frames_count_ = 0;
   FramePool pool_;
+  std::vector<std::uint64_t> on_tx_;  // a bit per frame: out on a tx ring (to_tx, completed)
   IdleWait idle_;
   std::array<std::uint64_t, max_batch> chunks_{};
   std::array<Frame, max_batch> frames_{};
@@ -427,7 +522,9 @@ class Queue {
   detail::FrameOwners* owners_ = nullptr;
   detail::LoopbackKernel* loopback_ = nullptr;
   // Multi-buffer only, after everything the frame paths touch.
-  bool discarding_ = false;  // inside an over-long chain: its descriptors are refused until its end
+  bool discarding_ = false;
+  bool multi_buffer_ = false;  // for refuse()'s message  // inside an over-long chain: its
+                               // descriptors are refused until its end
   std::array<Packet, max_batch> packets_{};
 };
 
@@ -487,6 +584,7 @@ inline void Queue::complete() noexcept {
 
 template <FrameReader Reader>
 std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
+  require(frame_rx, "receive");
   if (tx_in_flight_ != 0) complete();
   const std::uint32_t n = rx_->peek(clamp(max));
   if (n == 0) {
@@ -501,7 +599,15 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   }
   rx_->release(n);
   fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
+  const std::uint8_t lacks = lacks_;
+  lacks_ |= frame_rx | packet_rx;  // frames_ is the reader's: no nested receive or serve
+  detail::OnUnwind unwind([&]() noexcept {
+    lacks_ = lacks;
+    recycle_unkept(taken);
+  });
   reader(std::span<Frame>(frames_.data(), taken));
+  unwind.dismiss();
+  lacks_ = lacks;
   // Straight back onto the fill ring when it has room for all (the rule), else through the
   // general path that parks what does not fit.
   if (taken <= fill_target_ - fill_side_ && fill_->reserve(taken) == taken) [[likely]] {
@@ -516,11 +622,8 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
     fill_->submit(back);
     fill_side_ += back;
   } else {
-    std::uint32_t back = 0;
-    for (std::uint32_t i = 0; i < taken; ++i) {
-      if (!frames_[i].kept_) chunks_[back++] = chunk_of(frames_[i].address_);
-    }
-    recycle_chunks(chunks_.data(), back, FramePlace::application);
+    recycle_unkept(taken);
+    return taken;
   }
   detail::QueueCounters::add(counters_.received, taken);
   return taken;
@@ -528,6 +631,7 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
 
 template <FrameHandler Handler>
 std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
+  require(frame_rx | tx, "serve");
   if (tx_in_flight_ != 0) complete();
   std::uint32_t n = rx_->peek(clamp(max));
   if (n == 0) {
@@ -545,7 +649,14 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
   std::uint32_t dropped = 0;
   std::uint32_t taken = 0;
   Frame& frame = frames_[0];
-  for (std::uint32_t i = 0; i < n; ++i) {
+  const std::uint8_t lacks = lacks_;
+  lacks_ = frame_rx | packet_rx | tx;  // rx peeked and tx reserved: no send, no nested call
+  std::uint32_t i = 0;
+  detail::OnUnwind unwind([&]() noexcept {
+    lacks_ = lacks;
+    unwind_serve(n, i, taken, sent, dropped);
+  });
+  for (; i < n; ++i) {
     if (!take(rx_->at(i), frame)) [[unlikely]]
       continue;
     ++taken;
@@ -554,14 +665,24 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
       frame.kept_ = false;
       continue;
     }
-    // In order of likelihood for a server: out again, else dropped.
-    if (verdict != Verdict::drop) [[likely]] {
+    // In order of likelihood for a server: out again, else dropped. An empty frame is dropped:
+    // the kernel skips an empty descriptor, and some drivers never complete it.
+    static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
+    if (verdict != Verdict::drop && frame.size_ != 0) [[likely]] {
       tx_->at(sent++) = xdp_desc{frame.address_, frame.size_, 0};
-      record(chunk_of(frame.address_), FramePlace::application, FramePlace::tx);
+      to_tx(chunk_of(frame.address_), FramePlace::application);
     } else {
       chunks_[dropped++] = chunk_of(frame.address_);
     }
   }
+  unwind.dismiss();
+  lacks_ = lacks;
+  finish_serve(n, taken, sent, dropped);
+  return n;
+}
+
+inline void Queue::finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent,
+                                std::uint32_t dropped) noexcept {
   rx_->release(n);
   fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
   tx_->cancel(n - sent);
@@ -572,12 +693,13 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
   detail::QueueCounters::add(counters_.received, taken);
   if (dropped != 0) detail::QueueCounters::add(counters_.dropped, dropped);
   if (sent != 0) after_send();
-  return n;
 }
 
 template <FrameHandler Handler>
 std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
   if (&out == this) return serve(handler, max);
+  require(frame_rx, "forward");
+  out.require(tx, "forward");
   if (tx_in_flight_ != 0) complete();
   if (out.tx_in_flight_ != 0) out.complete();
   std::uint32_t n = rx_->peek(clamp(max));
@@ -596,7 +718,17 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
   const bool shared = area_ == out.area_;
   ForwardTally tally;
   Frame& frame = frames_[0];
-  for (std::uint32_t i = 0; i < n; ++i) {
+  const std::uint8_t lacks = lacks_;
+  const std::uint8_t out_lacks = out.lacks_;
+  lacks_ |= frame_rx | packet_rx;  // rx peeked: no nested call
+  out.lacks_ |= tx;                // out's tx reserved: no send there
+  std::uint32_t i = 0;
+  detail::OnUnwind unwind([&]() noexcept {
+    lacks_ = lacks;
+    out.lacks_ = out_lacks;
+    unwind_forward(out, n, i, tally);
+  });
+  for (; i < n; ++i) {
     if (!take(rx_->at(i), frame)) [[unlikely]]
       continue;
     ++tally.taken;
@@ -607,6 +739,9 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
     }
     route(out, frame, verdict, shared, tally);
   }
+  unwind.dismiss();
+  lacks_ = lacks;
+  out.lacks_ = out_lacks;
   finish_forward(out, n, tally);
   return n;
 }
@@ -614,11 +749,14 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
 inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
                          ForwardTally& tally) {
   const std::uint64_t chunk = chunk_of(frame.address_);
+  if (frame.size_ == 0) [[unlikely]]
+    verdict = Verdict::drop;  // never an empty descriptor (see serve)
   // In order of likelihood for a forwarder: out of the other queue, back, dropped.
+  static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
   if (verdict == Verdict::forward) [[likely]] {
     if (shared) [[likely]] {
       out.tx_->at(tally.forwarded++) = xdp_desc{frame.address_, frame.size_, 0};
-      record(chunk, FramePlace::application, FramePlace::tx);
+      to_tx(chunk, FramePlace::application);
       ++tx_out_;
       return;
     }
@@ -628,10 +766,10 @@ inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
       ++tally.dropped;
     }
     chunks_[tally.back++] = chunk;
-  } else if (verdict == Verdict::send_back && tx_->reserve(1) == 1) {
+  } else if (verdict == Verdict::send_back && tx_ != nullptr && tx_->reserve(1) == 1) {
     tx_->at(0) = xdp_desc{frame.address_, frame.size_, 0};
     tx_->submit(1);
-    record(chunk, FramePlace::application, FramePlace::tx);
+    to_tx(chunk, FramePlace::application);
     ++tx_out_;
     ++tx_in_flight_;
     ++tally.sent_back;
@@ -657,6 +795,7 @@ inline void Queue::finish_forward(Queue& out, std::uint32_t n, const ForwardTall
 
 template <PacketReader Reader>
 std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
+  require(packet_rx, "receive_packets");
   if (tx_in_flight_ != 0) complete();
   const std::uint32_t n = peek_chains(max);
   if (n == 0) return 0;
@@ -664,7 +803,20 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
   const ChainTake t = take_chains(n);
   rx_->release(n);
   fill_side_ -= t.taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
+  const std::uint8_t lacks = lacks_;
+  lacks_ |= frame_rx | packet_rx;  // packets_ is the reader's: no nested receive or serve
+  detail::OnUnwind unwind([&]() noexcept {
+    lacks_ = lacks;
+    finish_receive_packets(t);
+  });
   reader(std::span<Packet>(packets_.data(), t.packets));
+  unwind.dismiss();
+  lacks_ = lacks;
+  finish_receive_packets(t);
+  return n;
+}
+
+inline void Queue::finish_receive_packets(const ChainTake& t) noexcept {
   std::uint32_t back = t.refused;
   const std::uint32_t fragments = t.taken - t.refused;
   for (std::uint32_t i = 0; i < fragments; ++i) {
@@ -674,11 +826,11 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
   recycle_chunks(chunks_.data(), back, FramePlace::application);
   detail::QueueCounters::add(counters_.received, t.taken);
   detail::QueueCounters::add(counters_.packets, t.packets);
-  return n;
 }
 
 template <PacketHandler Handler>
 std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
+  require(packet_rx | tx, "serve_packets");
   if (tx_in_flight_ != 0) complete();
   std::uint32_t n = peek_chains(max);
   if (n == 0) return 0;
@@ -690,52 +842,78 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
   }
   n = tx_->reserve(n);  // all n: the room was checked above
   const ChainTake t = take_chains(n);
-  rx_->release(n);
   fill_side_ -= t.taken;
-  std::uint32_t sent = 0;
-  std::uint32_t back = t.refused;
-  std::uint32_t dropped = 0;
-  for (std::uint32_t p = 0; p < t.packets; ++p) {
+  PacketTally tally{.back = t.refused};
+  const std::uint8_t lacks = lacks_;
+  lacks_ = frame_rx | packet_rx | tx;  // rx peeked and tx reserved: no send, no nested call
+  std::uint32_t p = 0;
+  detail::OnUnwind unwind([&]() noexcept {
+    lacks_ = lacks;
+    unwind_serve_packets(n, p, t, tally);
+  });
+  for (; p < t.packets; ++p) {
     Packet& packet = packets_[p];
     const Verdict verdict = handler(packet);
-    const std::uint32_t count = packet.count_;
-    Frame* fragments = packet.frames_;
-    const std::uint32_t start = sent;
-    bool kept = false;
-    if (verdict != Verdict::drop) [[likely]] {
-      for (std::uint32_t k = 0; k < count; ++k) {
-        const Frame& f = fragments[k];
-        kept = kept || f.kept_;
-        tx_->at(sent++) = xdp_desc{f.address_, f.size_, k + 1 < count ? uapi::xdp_pkt_contd : 0U};
-      }
-      if (!kept) [[likely]] {
-        for (std::uint32_t k = 0; k < count; ++k) {
-          record(chunk_of(fragments[k].address_), FramePlace::application, FramePlace::tx);
-        }
-        continue;
-      }
-      sent = start;  // a kept fragment: the chain cannot go out whole
-    }
-    for (std::uint32_t k = 0; k < count; ++k) {
-      Frame& f = fragments[k];
-      if (f.kept_) [[unlikely]] {
-        f.kept_ = false;
-        continue;
-      }
-      chunks_[back++] = chunk_of(f.address_);
-      ++dropped;
-    }
+    route_packet(packet, verdict, tally);
   }
-  tx_->cancel(n - sent);
-  tx_->submit(sent);
-  tx_in_flight_ += sent;
-  tx_out_ += sent;
-  recycle_chunks(chunks_.data(), back, FramePlace::application);
+  unwind.dismiss();
+  lacks_ = lacks;
+  finish_serve_packets(n, n, t, tally);
+  return n;
+}
+
+inline void Queue::route_packet(Packet& packet, Verdict verdict, PacketTally& tally) noexcept {
+  static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
+  const std::uint32_t count = packet.count_;
+  Frame* fragments = packet.frames_;
+  const std::uint32_t start = tally.sent;
+  bool kept = false;
+  bool empty = false;
+  if (verdict != Verdict::drop) [[likely]] {
+    for (std::uint32_t k = 0; k < count; ++k) {
+      const Frame& f = fragments[k];
+      kept = kept || f.kept_;
+      empty = empty || f.size_ == 0;
+      tx_->at(tally.sent++) =
+          xdp_desc{f.address_, f.size_, k + 1 < count ? uapi::xdp_pkt_contd : 0U};
+    }
+    if (!kept && !empty) [[likely]] {
+      for (std::uint32_t k = 0; k < count; ++k) {
+        to_tx(chunk_of(fragments[k].address_), FramePlace::application);
+      }
+      return;
+    }
+    // A kept fragment: the chain cannot go out whole. An empty one: the kernel would drop the
+    // chain and never complete it; it is invalid.
+    tally.sent = start;
+  }
+  const bool invalid = empty && !kept;
+  tally.invalid_chains += invalid ? 1 : 0;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    Frame& f = fragments[k];
+    if (f.kept_) [[unlikely]] {
+      f.kept_ = false;
+      continue;
+    }
+    chunks_[tally.back++] = chunk_of(f.address_);
+    tally.dropped += invalid ? 0 : 1;
+  }
+}
+
+inline void Queue::finish_serve_packets(std::uint32_t n, std::uint32_t released, const ChainTake& t,
+                                        const PacketTally& tally) noexcept {
+  rx_->release(released);
+  tx_->cancel(n - tally.sent);
+  tx_->submit(tally.sent);
+  tx_in_flight_ += tally.sent;
+  tx_out_ += tally.sent;
+  recycle_chunks(chunks_.data(), tally.back, FramePlace::application);
   detail::QueueCounters::add(counters_.received, t.taken);
   detail::QueueCounters::add(counters_.packets, t.packets);
-  if (dropped != 0) detail::QueueCounters::add(counters_.dropped, dropped);
-  if (sent != 0) after_send();
-  return n;
+  if (tally.dropped != 0) detail::QueueCounters::add(counters_.dropped, tally.dropped);
+  if (tally.invalid_chains != 0) [[unlikely]]
+    detail::QueueCounters::add(counters_.invalid_chains, tally.invalid_chains);
+  if (tally.sent != 0) after_send();
 }
 
 }  // namespace afxdp

@@ -46,6 +46,8 @@ struct LoopbackConfig {
   // XDP_USE_SG: inject() splits a frame larger than one UMEM frame into a chain of fragments, as
   // the kernel does, and tx chains (XDP_PKT_CONTD) go out as one frame.
   bool multi_buffer = false;
+  bool receive = true;   // PortConfig::receive: false, the queues have no rx ring
+  bool transmit = true;  // PortConfig::transmit: false, the queues have no tx ring
 };
 
 class Loopback {

@@ -1,5 +1,6 @@
 // FramePool: every frame starts free, take/give move frames in and out, last given is first taken.
 #include <afxdp/frame_pool.hpp>
+#include <afxdp/ring.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -50,10 +51,31 @@ TEST(FramePool, FirstTakenIsTheLowestAddress) {
   EXPECT_EQ(pool.take(), 2048U);
 }
 
-TEST(FramePool, NeverHoldsMoreThanItsCapacity) {
+// Issue 27 item 10: take() from an empty pool read before the vector's start, and give() past
+// capacity dropped the frame without a word. Both are a caller's bug: checked builds stop there
+// (as the ring verbs do); others refuse them with a sentinel and false.
+TEST(FramePoolContractDeathTest, TakeFromAnEmptyPoolStops) {
+  if (!afxdp::detail::ring_checks) GTEST_SKIP() << "checks are compiled out";
+  afxdp::FramePool pool(1, 2048);
+  EXPECT_EQ(pool.take(), 0U);
+  EXPECT_DEATH((void)pool.take(), "frame pool take: contract broken");
+}
+
+TEST(FramePoolContractDeathTest, GivePastCapacityStops) {
+  if (!afxdp::detail::ring_checks) GTEST_SKIP() << "checks are compiled out";
   afxdp::FramePool pool(2, 2048);
-  pool.give(4096);  // a double free: ignored, the pool stays at capacity
-  EXPECT_EQ(pool.available(), 2U);
+  EXPECT_DEATH(pool.give(4096), "frame pool give: contract broken");
+}
+
+TEST(FramePool, WithoutChecksAnEmptyTakeIsNoFrameAndAnExtraGiveIsRefused) {
+  if (afxdp::detail::ring_checks) GTEST_SKIP() << "checked builds stop instead";
+  afxdp::FramePool pool(1, 2048);
+  EXPECT_EQ(pool.take(), 0U);
+  EXPECT_EQ(pool.take(), afxdp::FramePool::no_frame);
+  EXPECT_EQ(pool.available(), 0U);
+  EXPECT_TRUE(pool.give(0));
+  EXPECT_FALSE(pool.give(4096));  // a double free: refused, the pool stays at capacity
+  EXPECT_EQ(pool.available(), 1U);
 }
 
 }  // namespace
