@@ -1,4 +1,5 @@
 #include <afxdp/detail/uapi.hpp>
+#include <afxdp/error.hpp>
 #include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
 
@@ -156,8 +157,8 @@ Port open_on(const std::vector<std::string>& interfaces, const PortConfig& confi
   for (const std::string& interface : interfaces) {
     try {
       validate(config);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(interface + ": " + e.what());
+    } catch (const ConfigError& e) {
+      throw ConfigError(e.field(), e.rule(), interface);
     }
     interface_index(interface);  // "interface X does not exist"
   }
@@ -182,21 +183,21 @@ void check_queues(std::string_view interface_view, std::span<const std::uint32_t
   const std::uint32_t count = interface_rx_queues(interface);
   for (const std::uint32_t q : queues) {
     if (count != 0 && q >= count) {
-      throw std::invalid_argument("queues: " + interface + " has " + std::to_string(count) +
-                                  " rx queue(s), so queue " + std::to_string(q) +
-                                  " does not exist");
+      throw ConfigError("queues", interface + " has " + std::to_string(count) +
+                                      " rx queue(s), so queue " + std::to_string(q) +
+                                      " does not exist");
     }
   }
 }
 
 void validate(const PortConfig& c) {
-  if (c.frames_per_queue == 0) throw std::invalid_argument("frames_per_queue: must be at least 1");
+  if (c.frames_per_queue == 0) throw ConfigError("frames_per_queue", "must be at least 1");
   if (!c.receive && !c.transmit) {
-    throw std::invalid_argument("receive, transmit: a port must do at least one");
+    throw ConfigError("receive, transmit", "a port must do at least one");
   }
   if (c.spin_before_sleep < std::chrono::nanoseconds(0) ||
       c.spin_before_sleep > std::chrono::seconds(1)) {
-    throw std::invalid_argument("spin_before_sleep: must be from 0 to 1 s");
+    throw ConfigError("spin_before_sleep", "must be from 0 to 1 s");
   }
   validate(umem_config(c, 1));
   validate(socket_config(c, "port", 0));

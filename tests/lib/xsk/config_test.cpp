@@ -1,5 +1,7 @@
-// validate(UmemConfig) and validate(SocketConfig): pure, no kernel. Each rule rejects a config
-// that breaks only that rule, names the field, and a good config passes.
+// validate(UmemConfig), validate(SocketConfig) and validate(PortConfig): pure, no kernel. Each rule
+// rejects a config that breaks only that rule, names the field, and a good config passes.
+#include <afxdp/error.hpp>
+#include <afxdp/port.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/umem.hpp>
 #include <gtest/gtest.h>
@@ -202,6 +204,21 @@ TEST(SocketConfig, BusyPollValuesWithinWhatTheKernelTakes) {
                     c.busy_poll_usecs = 2147483648U;
                   }),
                   "busy_poll_usecs");
+}
+
+}  // namespace
+
+namespace {
+
+// A caller maps the field to its own words; what() keeps the library's "field: rule".
+TEST(ConfigError, CarriesFieldRuleAndWhere) {
+  const afxdp::ConfigError e("ring_size", "1000 must be a power of two", "eth1");
+  EXPECT_EQ(e.field(), "ring_size");
+  EXPECT_EQ(e.rule(), "1000 must be a power of two");
+  EXPECT_EQ(e.where(), "eth1");
+  EXPECT_STREQ(e.what(), "eth1: ring_size: 1000 must be a power of two");
+  const std::invalid_argument& base = e;  // callers that catch invalid_argument still do
+  EXPECT_STREQ(base.what(), e.what());
 }
 
 }  // namespace
