@@ -6,6 +6,7 @@
 #include "frame_owners.hpp"
 #include "port_state.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <stdexcept>
 #include <sys/socket.h>
@@ -175,6 +176,16 @@ Port open_on(const std::vector<std::string>& interfaces, const PortConfig& confi
   return Port::from_state(std::move(state));
 }
 
+// Two sockets on one queue id would bind once and fail, or (shared UMEM) share a fill ring that
+// only one of them fills.
+void require_distinct(const std::vector<std::uint32_t>& queues) {
+  for (auto q = queues.begin(); q != queues.end(); ++q) {
+    if (std::find(queues.begin(), q, *q) != q) {
+      throw ConfigError("queues", std::to_string(*q) + " appears twice");
+    }
+  }
+}
+
 }  // namespace
 
 void check_queues(std::string_view interface_view, std::span<const std::uint32_t> queues) {
@@ -199,6 +210,7 @@ void validate(const PortConfig& c) {
       c.spin_before_sleep > std::chrono::seconds(1)) {
     throw ConfigError("spin_before_sleep", "must be from 0 to 1 s");
   }
+  require_distinct(c.queues);
   validate(umem_config(c, 1));
   validate(socket_config(c, "port", 0));
 }

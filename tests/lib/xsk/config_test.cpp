@@ -210,6 +210,25 @@ TEST(SocketConfig, BusyPollValuesWithinWhatTheKernelTakes) {
 
 namespace {
 
+// The ConfigError validate(PortConfig) throws, or a failure when it throws none.
+afxdp::ConfigError port_error(const afxdp::PortConfig& config) {
+  try {
+    afxdp::validate(config);
+  } catch (const afxdp::ConfigError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted a config that breaks a rule";
+  return {"none", "accepted"};
+}
+
+TEST(PortConfig, DuplicateQueueRefused) {
+  const afxdp::ConfigError e = port_error({.queues = {0, 0}});
+  EXPECT_EQ(e.field(), "queues");
+  EXPECT_STREQ(e.what(), "queues: 0 appears twice");
+  EXPECT_EQ(port_error({.queues = {3, 1, 2, 1}}).rule(), "1 appears twice");
+  EXPECT_NO_THROW(afxdp::validate(afxdp::PortConfig{.queues = {0, 1, 2}}));
+}
+
 // A caller maps the field to its own words; what() keeps the library's "field: rule".
 TEST(ConfigError, CarriesFieldRuleAndWhere) {
   const afxdp::ConfigError e("ring_size", "1000 must be a power of two", "eth1");
