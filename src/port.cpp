@@ -186,6 +186,16 @@ void require_distinct(const std::vector<std::uint32_t>& queues) {
   }
 }
 
+// The PortConfig field the caller set that became a UmemConfig or SocketConfig field: a message
+// names what the caller can change.
+std::string port_field(const std::string& field, const PortConfig& c) {
+  if (field == "fill_size") return c.fill_size != 0 ? "fill_size" : "ring_size";
+  if (field == "completion_size" || field == "rx_size" || field == "tx_size") return "ring_size";
+  if (field == "frame_count") return "frames_per_queue";
+  if (field == "frame_count * frame_size") return "frames_per_queue * frame_size";
+  return field;  // the same name in both
+}
+
 }  // namespace
 
 void check_queues(std::string_view interface_view, std::span<const std::uint32_t> queues) {
@@ -211,8 +221,12 @@ void validate(const PortConfig& c) {
     throw ConfigError("spin_before_sleep", "must be from 0 to 1 s");
   }
   require_distinct(c.queues);
-  validate(umem_config(c, 1));
-  validate(socket_config(c, "port", 0));
+  try {
+    validate(umem_config(c, 1));
+    validate(socket_config(c, "port", 0));
+  } catch (const ConfigError& e) {
+    throw ConfigError(port_field(e.field(), c), e.rule());
+  }
 }
 
 Port Port::open(std::string_view interface, const PortConfig& config) {

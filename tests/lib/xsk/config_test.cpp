@@ -229,6 +229,21 @@ TEST(PortConfig, DuplicateQueueRefused) {
   EXPECT_NO_THROW(afxdp::validate(afxdp::PortConfig{.queues = {0, 1, 2}}));
 }
 
+// ring_size = 1000 was reported as fill_size, a field the caller never set.
+TEST(PortConfig, ErrorsNameTheFieldTheCallerSet) {
+  EXPECT_EQ(port_error({.ring_size = 1000}).field(), "ring_size");
+  EXPECT_EQ(port_error({.ring_size = 1000, .fill_size = 1024}).field(), "ring_size");
+  EXPECT_EQ(port_error({.fill_size = 1000}).field(), "fill_size");
+  EXPECT_EQ(port_error({.ring_size = 1000, .receive = false}).field(), "ring_size");
+  EXPECT_EQ(port_error({.frames_per_queue = 0}).field(), "frames_per_queue");
+  EXPECT_EQ(port_error({.frame_size = 3000}).field(), "frame_size");
+  EXPECT_EQ(port_error({.busy_poll = true, .busy_poll_budget = 65536}).field(), "busy_poll_budget");
+  EXPECT_EQ(
+      port_error({.frames_per_queue = 1U << 30, .frame_size = 65536, .unaligned_chunks = true})
+          .field(),
+      "frames_per_queue * frame_size");
+}
+
 // A caller maps the field to its own words; what() keeps the library's "field: rule".
 TEST(ConfigError, CarriesFieldRuleAndWhere) {
   const afxdp::ConfigError e("ring_size", "1000 must be a power of two", "eth1");
