@@ -59,6 +59,8 @@ TEST(ToolBadInput, OneLineNonZeroExitNothingAttached) {
        {"-b", "65536", "65535"},
        2},
       {{"rxdrop", "-i", "B", "-f", "3000", "-d", "1"}, {"-f", "3000"}, 2},
+      {{"rxdrop", "-i", "B", "--user", "4294967295", "-d", "1"}, {"--user", "4294967295"}},
+      {{"rxdrop", "-i", "B", "--group", "4294967295", "-d", "1"}, {"--group", "4294967295"}},
       {{"l2fwd", "-i", "B", "--ring-size", "1000", "-d", "1"}, {"--ring-size", "1000"}, 2},
   };
   const unsigned b_index = afxdp::interface_index(veth.b());
