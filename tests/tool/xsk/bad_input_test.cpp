@@ -59,6 +59,9 @@ TEST(ToolBadInput, OneLineNonZeroExitNothingAttached) {
        {"-b", "65536", "65535"},
        2},
       {{"rxdrop", "-i", "B", "-f", "3000", "-d", "1"}, {"-f", "3000"}, 2},
+      // -s above what an IPv4 total length holds, and above the MTU (1500 on the pair).
+      {{"txpush", "-i", "A", "-F", "-s", "70000", "-d", "1"}, {"-s", "70000", "65535"}, 2},
+      {{"txpush", "-i", "A", "-s", "4000", "-d", "1"}, {"-s", "4000", "MTU 1500"}},
       {{"rxdrop", "-i", "B", "--user", "4294967295", "-d", "1"}, {"--user", "4294967295"}},
       {{"rxdrop", "-i", "B", "--group", "4294967295", "-d", "1"}, {"--group", "4294967295"}},
       {{"l2fwd", "-i", "B", "--ring-size", "1000", "-d", "1"}, {"--ring-size", "1000"}, 2},

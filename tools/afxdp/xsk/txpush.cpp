@@ -1,5 +1,6 @@
 #include "xsk/txpush.hpp"
 
+#include "common/frame_fit.hpp"
 #include "common/packet.hpp"
 #include "common/pcap.hpp"
 
@@ -216,6 +217,9 @@ Command add_txpush(CLI::App& parent) {
       add_bench_subcommand(parent, *options, Benchmark::txpush,
                            "send UDP frames on each queue as fast as possible (or --rate)");
   return {app, [options] {
+            if (options->pcap_file.empty()) {
+              check_packet_fits_mtu(options->interface, options->packet_size, options->vlan);
+            }
             const TxFrames frames = tx_frames(*options);
             return run_benchmark(
                 *options,

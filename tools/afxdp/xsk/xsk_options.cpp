@@ -198,6 +198,11 @@ void finish_bench_options(BenchOptions& o) {
           "packet size (-s): " + std::to_string(o.packet_size) + " is larger than " +
               std::to_string(max_chain_frames) + " frames of " + std::to_string(o.frame_size) +
               " bytes (-f), the longest chain the kernel sends");
+  // IPv4's total length is 16 bits: the Ethernet header (and tag) plus at most 65535 bytes.
+  const std::uint32_t ipv4_most = headers - 28 + 65535;
+  require(o.packet_size <= ipv4_most,
+          "packet size (-s): " + std::to_string(o.packet_size) + " is larger than IPv4 allows (" +
+              std::to_string(ipv4_most) + " bytes: an IPv4 total length of at most 65535)");
   require(o.vlan_id <= 4095, "VLAN id (-J): must be 0 to 4095");
   require(o.vlan_priority <= 7, "VLAN priority (-K): must be 0 to 7");
   require(o.src_port <= 65535, "UDP port (--src-port): must be 0 to 65535");
