@@ -1,8 +1,15 @@
 #include <afxdp/error.hpp>
 
 #include <system_error>
+#include <utility>
 
 namespace afxdp {
+
+ConfigError::ConfigError(std::string field, std::string rule, std::string where)
+    : std::invalid_argument((where.empty() ? "" : where + ": ") + field + ": " + rule),
+      field_(std::move(field)),
+      rule_(std::move(rule)),
+      where_(std::move(where)) {}
 
 void throw_errno(int error, const std::string& what) {
   throw std::system_error(error, std::generic_category(), what);

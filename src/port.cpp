@@ -7,6 +7,7 @@
 #include "frame_owners.hpp"
 #include "port_state.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <stdexcept>
 #include <string>
@@ -186,8 +187,8 @@ Port open_on(const std::vector<std::string>& interfaces, const PortConfig& confi
   for (const std::string& interface : interfaces) {
     try {
       validate(config);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(interface + ": " + e.what());
+    } catch (const ConfigError& e) {
+      throw ConfigError(e.field(), e.rule(), interface);
     }
     interface_index(interface);  // "interface X does not exist"
   }
@@ -211,6 +212,26 @@ Port open_on(const std::vector<std::string>& interfaces, const PortConfig& confi
   return Port::from_state(std::move(state));
 }
 
+// Two sockets on one queue id would bind once and fail, or (shared UMEM) share a fill ring that
+// only one of them fills.
+void require_distinct(const std::vector<std::uint32_t>& queues) {
+  for (auto q = queues.begin(); q != queues.end(); ++q) {
+    if (std::find(queues.begin(), q, *q) != q) {
+      throw ConfigError("queues", std::to_string(*q) + " appears twice");
+    }
+  }
+}
+
+// The PortConfig field the caller set that became a UmemConfig or SocketConfig field: a message
+// names what the caller can change.
+std::string port_field(const std::string& field, const PortConfig& c) {
+  if (field == "fill_size") return c.fill_size != 0 ? "fill_size" : "ring_size";
+  if (field == "completion_size" || field == "rx_size" || field == "tx_size") return "ring_size";
+  if (field == "frame_count") return "frames_per_queue";
+  if (field == "frame_count * frame_size") return "frames_per_queue * frame_size";
+  return field;  // the same name in both
+}
+
 }  // namespace
 
 void check_queues(std::string_view interface_view, std::span<const std::uint32_t> queues) {
@@ -219,27 +240,31 @@ void check_queues(std::string_view interface_view, std::span<const std::uint32_t
   const std::uint32_t count = interface_rx_queues(interface);
   for (const std::uint32_t q : queues) {
     if (count != 0 && q >= count) {
-      throw std::invalid_argument("queues: " + interface + " has " + std::to_string(count) +
-                                  " rx queue(s), so queue " + std::to_string(q) +
-                                  " does not exist");
+      throw ConfigError("queues", interface + " has " + std::to_string(count) +
+                                      " rx queue(s), so queue " + std::to_string(q) +
+                                      " does not exist");
     }
   }
 }
 
 void validate(const PortConfig& c) {
-  if (c.frames_per_queue == 0) throw std::invalid_argument("frames_per_queue: must be at least 1");
+  if (c.frames_per_queue == 0) throw ConfigError("frames_per_queue", "must be at least 1");
   if (!c.receive && !c.transmit) {
-    throw std::invalid_argument("receive, transmit: a port must do at least one");
+    throw ConfigError("receive, transmit", "a port must do at least one");
   }
   if (c.spin_before_sleep < std::chrono::nanoseconds(0) ||
       c.spin_before_sleep > std::chrono::seconds(1)) {
-    throw std::invalid_argument("spin_before_sleep: must be from 0 to 1 s");
+    throw ConfigError("spin_before_sleep", "must be from 0 to 1 s");
   }
-  validate(umem_config(c, 1));
-  validate(socket_config(c, "port", 0));
+  require_distinct(c.queues);
+  try {
+    validate(umem_config(c, 1));
+    validate(socket_config(c, "port", 0));
+  } catch (const ConfigError& e) {
+    throw ConfigError(port_field(e.field(), c), e.rule());
+  }
   if (!c.steer.empty() && (c.program.object != nullptr || !c.receive)) {
-    throw std::invalid_argument(
-        "steer: needs the embedded redirect program (receive on, no own program)");
+    throw ConfigError("steer", "needs the embedded redirect program (receive on, no own program)");
   }
 }
 

@@ -1,5 +1,6 @@
 #include <afxdp/detail/socket_option.hpp>
 #include <afxdp/detail/uapi.hpp>
+#include <afxdp/error.hpp>
 #include <afxdp/interface.hpp>
 #include <afxdp/socket.hpp>
 
@@ -14,8 +15,8 @@
 namespace afxdp {
 namespace {
 
-void require(bool rule, const char* message) {
-  if (!rule) throw std::invalid_argument(message);
+void require(bool holds, const char* field, const std::string& rule) {
+  if (!holds) throw ConfigError(field, rule);
 }
 
 std::uint16_t bind_flags(BindMode mode, bool need_wakeup, bool multi_buffer) {
@@ -39,9 +40,9 @@ void enable_busy_poll(int fd, const SocketConfig& c, const std::string& context)
 void require_queue_exists(const SocketConfig& c) {
   const std::uint32_t queues = interface_rx_queues(c.interface);
   if (queues != 0 && c.queue >= queues) {
-    throw std::invalid_argument("queue: " + c.interface + " has " + std::to_string(queues) +
-                                " rx queue(s), so queue " + std::to_string(c.queue) +
-                                " does not exist");
+    throw ConfigError("queue", c.interface + " has " + std::to_string(queues) +
+                                   " rx queue(s), so queue " + std::to_string(c.queue) +
+                                   " does not exist");
   }
 }
 
@@ -101,15 +102,18 @@ void bind_socket(int fd, unsigned ifindex, const SocketConfig& c, int shared_ume
 }  // namespace
 
 void validate(const SocketConfig& c) {
-  require(!c.interface.empty(), "interface: must be named");
-  require(c.rx_size != 0 || c.tx_size != 0, "rx_size, tx_size: at least one ring is needed");
-  require(c.rx_size == 0 || detail::is_power_of_two(c.rx_size), "rx_size: must be a power of two");
-  require(c.tx_size == 0 || detail::is_power_of_two(c.tx_size), "tx_size: must be a power of two");
-  require(!c.busy_poll || c.busy_poll_budget > 0, "busy_poll_budget: must be at least 1");
-  require(!c.busy_poll || c.busy_poll_budget <= 65535,
-          "busy_poll_budget: must be at most 65535 (SO_BUSY_POLL_BUDGET)");
-  require(!c.busy_poll || c.busy_poll_usecs <= 2147483647U,
-          "busy_poll_usecs: must be at most 2147483647 (SO_BUSY_POLL takes an int)");
+  require(!c.interface.empty(), "interface", "must be named");
+  require(c.rx_size != 0 || c.tx_size != 0, "rx_size, tx_size", "at least one ring is needed");
+  require(c.rx_size == 0 || detail::is_power_of_two(c.rx_size), "rx_size",
+          std::to_string(c.rx_size) + " must be a power of two");
+  require(c.tx_size == 0 || detail::is_power_of_two(c.tx_size), "tx_size",
+          std::to_string(c.tx_size) + " must be a power of two");
+  require(!c.busy_poll || c.busy_poll_budget > 0, "busy_poll_budget", "must be at least 1");
+  require(!c.busy_poll || c.busy_poll_budget <= 65535, "busy_poll_budget",
+          std::to_string(c.busy_poll_budget) + " must be at most 65535 (SO_BUSY_POLL_BUDGET)");
+  require(!c.busy_poll || c.busy_poll_usecs <= 2147483647U, "busy_poll_usecs",
+          std::to_string(c.busy_poll_usecs) +
+              " must be at most 2147483647 (SO_BUSY_POLL takes an int)");
 }
 
 bool WakeStatus::transient() const noexcept {

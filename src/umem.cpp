@@ -1,10 +1,12 @@
 #include <afxdp/detail/socket_option.hpp>
+#include <afxdp/error.hpp>
 #include <afxdp/umem.hpp>
 
 #include "ring_mapping.hpp"
 
 #include <cerrno>
 #include <stdexcept>
+#include <string>
 #include <sys/mman.h>
 #include <sys/socket.h>
 
@@ -14,8 +16,8 @@ namespace {
 // MAP_HUGE_2MB: log2 of the page size in the bits above MAP_HUGE_SHIFT (uapi linux/mman.h).
 constexpr int map_huge_2mb = 21 << MAP_HUGE_SHIFT;
 
-void require(bool rule, const char* message) {
-  if (!rule) throw std::invalid_argument(message);
+void require(bool holds, const char* field, const std::string& rule) {
+  if (!holds) throw ConfigError(field, rule);
 }
 
 detail::Mapping map_area(const UmemConfig& config) {
@@ -47,21 +49,24 @@ int area_map_flags(const UmemConfig& config) noexcept {
 }
 
 void validate(const UmemConfig& c) {
-  require(c.frame_count > 0, "frame_count: must be at least 1");
-  require(c.unaligned_chunks || c.frame_size == 2048 || c.frame_size == 4096,
-          "frame_size: must be 2048 or 4096 (other sizes need unaligned chunks)");
-  require(c.frame_size >= 2048 && c.frame_size <= 65536,
-          "frame_size: must be between 2048 and 65536");
+  const std::string size = std::to_string(c.frame_size);
+  require(c.frame_count > 0, "frame_count", "must be at least 1");
+  require(c.unaligned_chunks || c.frame_size == 2048 || c.frame_size == 4096, "frame_size",
+          size + " must be 2048 or 4096, a power of two (other sizes need unaligned chunks)");
+  require(c.frame_size >= 2048 && c.frame_size <= 65536, "frame_size",
+          size + " must be 2048 to 65536");
   // The kernel's own rule (xdp_umem_reg): the packet needs XDP_PACKET_HEADROOM (256) after the
   // headroom. Kernels with a315e022 (2026) also keep skb_shared_info and 128 bytes free and
   // refuse more at registration (EINVAL): that size depends on the kernel's build.
-  require(c.headroom < c.frame_size - 256,
-          "headroom: must be less than frame_size - XDP_PACKET_HEADROOM (256)");
-  require(detail::is_power_of_two(c.fill_size), "fill_size: must be a power of two");
-  require(detail::is_power_of_two(c.completion_size), "completion_size: must be a power of two");
-  require(!c.unaligned_chunks || c.hugepages, "unaligned_chunks: needs hugepages");
+  require(c.headroom < c.frame_size - 256, "headroom",
+          "must be less than frame_size - XDP_PACKET_HEADROOM (256)");
+  require(detail::is_power_of_two(c.fill_size), "fill_size",
+          std::to_string(c.fill_size) + " must be a power of two");
+  require(detail::is_power_of_two(c.completion_size), "completion_size",
+          std::to_string(c.completion_size) + " must be a power of two");
+  require(!c.unaligned_chunks || c.hugepages, "unaligned_chunks", "needs hugepages");
   require(std::uint64_t{c.frame_count} * c.frame_size <= (std::uint64_t{1} << 40),
-          "frame_count * frame_size: must be at most 1 TiB");
+          "frame_count * frame_size", "must be at most 1 TiB");
 }
 
 Umem::Umem(const UmemConfig& config) : config_(config) {

@@ -14,6 +14,7 @@
 // Threading: see queue.hpp; control calls on a Port are not for the data path.
 #pragma once
 
+#include <afxdp/error.hpp>
 #include <afxdp/queue.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/steering.hpp>
@@ -72,7 +73,8 @@ struct PortConfig {
   std::vector<Match> steer{};
 };
 
-// Throws std::invalid_argument naming the field and the rule; needs no kernel.
+// Throws afxdp::ConfigError naming the PortConfig field the caller set and the rule; needs no
+// kernel.
 void validate(const PortConfig& config);
 
 // Throws what Port::open would for a missing interface or an rx queue it does not have, without
@@ -81,8 +83,8 @@ void check_queues(std::string_view interface, std::span<const std::uint32_t> que
 
 class Port {
  public:
-  // Throws std::invalid_argument or std::system_error naming the interface, the queue and the
-  // field; nothing is left attached and no fd open when it does.
+  // Throws afxdp::ConfigError (a std::invalid_argument) or std::system_error naming the
+  // interface, the queue and the field; nothing is left attached and no fd open when it does.
   static Port open(std::string_view interface, const PortConfig& config = {});
   // Two interfaces on one UMEM, the same queues on both: queues() holds a's, then b's. Frames
   // forwarded between them (Queue::forward) are never copied.

@@ -40,7 +40,7 @@ struct SocketConfig {
   std::uint32_t busy_poll_budget = 64;  // 1..65535 (the kernel's limit on SO_BUSY_POLL_BUDGET)
 };
 
-// Throws std::invalid_argument naming the field and the rule; needs no kernel.
+// Throws afxdp::ConfigError naming the field and the rule; needs no kernel.
 void validate(const SocketConfig& config);
 
 // The outcome of a wake-up syscall. Data-path calls never throw: EAGAIN, EBUSY, ENOBUFS,

@@ -32,7 +32,7 @@ struct UmemConfig {
   bool hugepages = false;         // back the area with MAP_HUGETLB
 };
 
-// Throws std::invalid_argument naming the field and the rule; needs no kernel.
+// Throws afxdp::ConfigError naming the field and the rule; needs no kernel.
 void validate(const UmemConfig& config);
 
 // Hugepage-backed areas ask for 2 MiB pages explicitly (MAP_HUGE_2MB) whatever the system's

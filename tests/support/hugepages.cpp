@@ -7,7 +7,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <string>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace afxdp::test {
@@ -15,7 +17,10 @@ namespace {
 
 constexpr const char* nr_hugepages = "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages";
 constexpr const char* free_hugepages = "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages";
-constexpr const char* journal = "/tmp/afxdp-test-nr-hugepages.restore";
+// Only root may write here: a journal anyone could write would choose nr_hugepages for the next
+// root run.
+constexpr const char* journal_directory = "/run/afxdp-tests";
+constexpr const char* journal = "/run/afxdp-tests/nr-hugepages.restore";
 constexpr int restoring_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT};
 
 long read_number(const char* path) {
@@ -53,10 +58,50 @@ extern "C" void restore_on_signal(int signal) {
   ::raise(signal);
 }
 
+// The journal's directory, made when missing: root's, mode 0700, not a link.
+std::string require_journal_directory() {
+  if (::mkdir(journal_directory, 0700) != 0 && errno != EEXIST) {
+    return std::string("cannot make ") + journal_directory + ": " + std::strerror(errno);
+  }
+  struct stat st {};
+  if (::lstat(journal_directory, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+      (st.st_mode & 07777) != 0700) {
+    return std::string(journal_directory) + " is not a directory of root's with mode 0700";
+  }
+  return {};
+}
+
+// The count a journal holds, if root wrote it (root's, mode 0600, not a link) and it is no more
+// than is reserved now (we only ever raised from it); -1 for no journal.
+long read_journal(long reserved, std::string& failure) {
+  const int fd = ::open(journal, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ENOENT)
+      failure = std::string("cannot open ") + journal + ": " + std::strerror(errno);
+    return -1;
+  }
+  struct stat st {};
+  char text[32] = {};
+  const bool trusted = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+                       (st.st_mode & 07777) == 0600;
+  const ssize_t n = trusted ? ::read(fd, text, sizeof text - 1) : -1;
+  ::close(fd);
+  char* end = nullptr;
+  const long value = n > 0 ? std::strtol(text, &end, 10) : -1;
+  if (!trusted || value < 0 || value > reserved || end == text) {
+    failure = std::string(journal) + " is not root's with mode 0600, or asks for more than the " +
+              std::to_string(reserved) + " pages reserved: left alone, remove it";
+    return -1;
+  }
+  return value;
+}
+
 // A journal left by a run that could not restore (killed by SIGKILL): put its count back.
 std::string restore_left_over() {
-  const long left_over = read_number(journal);
-  if (left_over < 0) return {};
+  std::string failure = require_journal_directory();
+  if (!failure.empty()) return failure;
+  const long left_over = read_journal(read_number(nr_hugepages), failure);
+  if (left_over < 0) return failure;
   const std::string text = std::to_string(left_over) + "\n";
   if (!write_text(nr_hugepages, text.data(), text.size(), 0)) {
     return std::string("cannot restore ") + nr_hugepages + " from " + journal + ": " +
@@ -85,7 +130,8 @@ HugepageReservation::HugepageReservation(long pages) {
 
   // Journal first, then the handlers, then the raise: every later way out finds what to restore.
   const int length = std::snprintf(restore_text, sizeof restore_text, "%ld\n", previous);
-  if (!write_text(journal, restore_text, static_cast<std::size_t>(length), O_CREAT | O_TRUNC)) {
+  if (!write_text(journal, restore_text, static_cast<std::size_t>(length),
+                  O_CREAT | O_TRUNC | O_NOFOLLOW)) {
     failure_ = std::string("cannot write ") + journal + ": " + std::strerror(errno);
     return;
   }

@@ -5,6 +5,9 @@
 // SIGQUIT and SIGABRT (restored, then the signal takes its default course). What nothing can see
 // (SIGKILL, a power cut) is undone by the next reservation: the previous value is written to a
 // journal file before the count is raised, and a reservation that finds one restores it first.
+// The journal lives in /run/afxdp-tests (root's, mode 0700) and is trusted only when root's with
+// mode 0600, not a link, and no more than the pages reserved now; otherwise the reservation fails
+// with the reason and leaves it alone.
 //
 // nr_hugepages is global, so holders are serialized: each takes an exclusive flock on the test
 // binary itself for its lifetime, so two tests of this binary run in parallel by ctest never undo

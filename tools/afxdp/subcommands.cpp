@@ -1,5 +1,6 @@
 #include "subcommands.hpp"
 
+#include "common/config_flags.hpp"
 #include "demo/launcher.hpp"
 #include "dump/dump.hpp"
 #include "gen/gen.hpp"
@@ -57,6 +58,10 @@ int parse_and_run(CLI::App& app, const std::vector<Command>& commands,
     for (const auto& command : commands) {
       if (command.app->parsed()) return command.run();
     }
+    return 2;
+  } catch (const ConfigError& e) {
+    // The library refused a value from the command line (a queue the interface lacks).
+    std::fprintf(stderr, "afxdp: %s\n", in_flags(e).c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "afxdp: %s\n", e.what());

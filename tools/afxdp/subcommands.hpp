@@ -45,7 +45,8 @@ void finish_after_parsing(CLI::App& app, Finish finish) {
 std::vector<Command> add_all_commands(CLI::App& app);
 
 // Parses `args` (without the program's name) and runs the chosen command; returns the exit code.
-// Every failure is one line on stderr: 2 for a command line refused, 1 for a failure running.
+// Every failure is one line on stderr: 2 for a command line refused (an afxdp::ConfigError
+// included, in the tool's flags), 1 for a failure running.
 int parse_and_run(CLI::App& app, const std::vector<Command>& commands,
                   std::vector<std::string> args);
 

@@ -1,5 +1,7 @@
-// validate(UmemConfig) and validate(SocketConfig): pure, no kernel. Each rule rejects a config
-// that breaks only that rule, names the field, and a good config passes.
+// validate(UmemConfig), validate(SocketConfig) and validate(PortConfig): pure, no kernel. Each rule
+// rejects a config that breaks only that rule, names the field, and a good config passes.
+#include <afxdp/error.hpp>
+#include <afxdp/port.hpp>
 #include <afxdp/socket.hpp>
 #include <afxdp/umem.hpp>
 #include <gtest/gtest.h>
@@ -202,6 +204,55 @@ TEST(SocketConfig, BusyPollValuesWithinWhatTheKernelTakes) {
                     c.busy_poll_usecs = 2147483648U;
                   }),
                   "busy_poll_usecs");
+}
+
+}  // namespace
+
+namespace {
+
+// The ConfigError validate(PortConfig) throws, or a failure when it throws none.
+afxdp::ConfigError port_error(const afxdp::PortConfig& config) {
+  try {
+    afxdp::validate(config);
+  } catch (const afxdp::ConfigError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted a config that breaks a rule";
+  return {"none", "accepted"};
+}
+
+TEST(PortConfig, DuplicateQueueRefused) {
+  const afxdp::ConfigError e = port_error({.queues = {0, 0}});
+  EXPECT_EQ(e.field(), "queues");
+  EXPECT_STREQ(e.what(), "queues: 0 appears twice");
+  EXPECT_EQ(port_error({.queues = {3, 1, 2, 1}}).rule(), "1 appears twice");
+  EXPECT_NO_THROW(afxdp::validate(afxdp::PortConfig{.queues = {0, 1, 2}}));
+}
+
+// ring_size = 1000 was reported as fill_size, a field the caller never set.
+TEST(PortConfig, ErrorsNameTheFieldTheCallerSet) {
+  EXPECT_EQ(port_error({.ring_size = 1000}).field(), "ring_size");
+  EXPECT_EQ(port_error({.ring_size = 1000, .fill_size = 1024}).field(), "ring_size");
+  EXPECT_EQ(port_error({.fill_size = 1000}).field(), "fill_size");
+  EXPECT_EQ(port_error({.ring_size = 1000, .receive = false}).field(), "ring_size");
+  EXPECT_EQ(port_error({.frames_per_queue = 0}).field(), "frames_per_queue");
+  EXPECT_EQ(port_error({.frame_size = 3000}).field(), "frame_size");
+  EXPECT_EQ(port_error({.busy_poll = true, .busy_poll_budget = 65536}).field(), "busy_poll_budget");
+  EXPECT_EQ(
+      port_error({.frames_per_queue = 1U << 30, .frame_size = 65536, .unaligned_chunks = true})
+          .field(),
+      "frames_per_queue * frame_size");
+}
+
+// A caller maps the field to its own words; what() keeps the library's "field: rule".
+TEST(ConfigError, CarriesFieldRuleAndWhere) {
+  const afxdp::ConfigError e("ring_size", "1000 must be a power of two", "eth1");
+  EXPECT_EQ(e.field(), "ring_size");
+  EXPECT_EQ(e.rule(), "1000 must be a power of two");
+  EXPECT_EQ(e.where(), "eth1");
+  EXPECT_STREQ(e.what(), "eth1: ring_size: 1000 must be a power of two");
+  const std::invalid_argument& base = e;  // callers that catch invalid_argument still do
+  EXPECT_STREQ(base.what(), e.what());
 }
 
 }  // namespace

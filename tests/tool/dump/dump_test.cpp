@@ -144,6 +144,23 @@ TEST_F(Dump, RefusesAnInterfaceThatDoesNotExist) {
   EXPECT_FALSE(std::filesystem::exists(path_));
 }
 
+// Issue 27 item 17: the file was created (truncated) before the port opened, so a set-up that
+// failed (another XDP program on the interface) left an old capture as an empty pcap.
+TEST_F(Dump, AFailedSetUpLeavesAnExistingCaptureAlone) {
+  const std::string old = "an earlier capture";
+  {
+    std::FILE* f = std::fopen(path_.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(old.c_str(), f);
+    std::fclose(f);
+  }
+  afxdp::XskProgram other({.interface = veth_->b(), .mode = afxdp::AttachMode::native});
+  const pid_t pid = spawn_tool({"dump", "-i", veth_->b(), "-w", path_, "-C", "1"});
+  ASSERT_GT(pid, 0);
+  EXPECT_NE(exit_code(pid, true), 0);
+  EXPECT_EQ(std::filesystem::file_size(path_), old.size());
+}
+
 // Issue 17 item 3: the output used to be opened after the program was attached, with SIGINT
 // and SIGTERM blocked: a FIFO without a reader hung there, the queue's frames went nowhere and
 // Ctrl-C did nothing. Now nothing is attached while it waits, and SIGINT ends it.

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <poll.h>
 #include <sys/socket.h>
 #include <thread>
@@ -160,6 +161,26 @@ TEST(Latency, AReflectorThatStopsAnsweringIsReportedAsLoss) {
   const std::string line = last_line_with(r.out, "\"latency\":true");
   EXPECT_EQ(json_number(line, "received"), 100) << r.out;
   EXPECT_EQ(json_number(line, "lost"), 300) << r.out;
+}
+
+// Issue 27 item 16: with the link gone after the first echoes, latency spun on (a 6 s run still
+// at ~70 % CPU after 23 s). It stops once no probe could be sent for --timeout, with one line.
+TEST(Latency, ALinkThatGoesAwayEndsTheRunWithOneLine) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::test::quiet_ipv6();
+  std::optional<afxdp::lab::VethPair> veth(afxdp::lab::unique_prefix());
+  Child l2fwd = start_tool({"l2fwd", "-i", veth->b(), "--json", "-n", "0.2"});
+  afxdp::test::wait_until_running(l2fwd);
+  Child latency =
+      start_tool({"latency", "-i", veth->a(), "--rate", "1000", "-C", "6000", "--timeout", "0.5"});
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  veth.reset();  // deletes the pair under both tools
+  const ToolResult r = wait_for(latency, 5000);
+  EXPECT_NE(r.exit_code, 137) << "still running 5 s after the link went away";
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines_of(r.err).size(), 1U) << r.err;
+  EXPECT_NE(r.err.find("is gone"), std::string::npos) << r.err;
+  (void)wait_for(l2fwd, 5000);
 }
 
 TEST(Latency, WithoutPrivilegeNamesTheCapabilityBeforeTouchingAnything) {

@@ -14,12 +14,17 @@ namespace {
 struct BadRun {
   std::vector<std::string> args;  // "A" and "B" stand for the veth pair's ends
   std::vector<std::string> says;  // parts of the one line on stderr
+  int exit_code = 0;              // 0: any failure; 2: a command line refused
 };
 
 void expect_one_line_failure(const std::vector<std::string>& args,
-                             const std::vector<std::string>& says, const std::string& label) {
+                             const std::vector<std::string>& says, const std::string& label,
+                             int exit_code = 0) {
   const afxdp::test::ToolResult r = afxdp::test::run_tool(args, 30000);
   EXPECT_NE(r.exit_code, 0) << label;
+  if (exit_code != 0) {
+    EXPECT_EQ(r.exit_code, exit_code) << label << ": " << r.err;
+  }
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << label << ": " << r.err;
   EXPECT_EQ(r.err.back(), '\n') << label;
   for (const auto& part : says)
@@ -45,6 +50,21 @@ TEST(ToolBadInput, OneLineNonZeroExitNothingAttached) {
       {{"txpush", "-i", "A", "--dst-ip", "300.1.2.3", "-d", "1"}, {"IPv4"}},
       {{"rxdrop", "-i", "B", "--bogus", "-d", "1"}, {"--bogus"}},
       {{"rxdrop", "-i", "B", "--cpu", "4000", "-d", "1"}, {"CPU 4000"}},
+      // Ids at the top of their range, and library rules: the tool's flag, exit 2.
+      {{"dump", "-i", "B", "-q", "4294967295", "-w", "-"}, {"-q", "4294967295"}, 2},
+      {{"latency", "-i", "B", "-q", "4294967295", "-C", "1"}, {"-q", "4294967295"}, 2},
+      {{"rxdrop", "-i", "B", "-q", "4095", "-d", "1"}, {"-q", "4095"}, 2},
+      {{"rxdrop", "-i", "B", "-B", "-b", "65536", "--ring-size", "65536", "--frames", "65536", "-d",
+        "1"},
+       {"-b", "65536", "65535"},
+       2},
+      {{"rxdrop", "-i", "B", "-f", "3000", "-d", "1"}, {"-f", "3000"}, 2},
+      // -s above what an IPv4 total length holds, and above the MTU (1500 on the pair).
+      {{"txpush", "-i", "A", "-F", "-s", "70000", "-d", "1"}, {"-s", "70000", "65535"}, 2},
+      {{"txpush", "-i", "A", "-s", "4000", "-d", "1"}, {"-s", "4000", "MTU 1500"}},
+      {{"rxdrop", "-i", "B", "--user", "4294967295", "-d", "1"}, {"--user", "4294967295"}},
+      {{"rxdrop", "-i", "B", "--group", "4294967295", "-d", "1"}, {"--group", "4294967295"}},
+      {{"l2fwd", "-i", "B", "--ring-size", "1000", "-d", "1"}, {"--ring-size", "1000"}, 2},
   };
   const unsigned b_index = afxdp::interface_index(veth.b());
   for (const BadRun& run : runs) {
@@ -62,7 +82,7 @@ TEST(ToolBadInput, OneLineNonZeroExitNothingAttached) {
     }
     std::string label;
     for (const auto& a : args) label += a + " ";
-    expect_one_line_failure(args, says, label);
+    expect_one_line_failure(args, says, label, run.exit_code);
     EXPECT_EQ(afxdp::attached_xdp_program(b_index), 0U) << label;
     EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth.a())), 0U) << label;
   }

@@ -148,6 +148,8 @@ TEST(BenchOptions, BadInputIsRefusedNamingTheRule) {
       {Benchmark::txpush, {"-i", "x", "-s", "5000"}, "larger than a frame"},
       {Benchmark::txpush, {"-i", "x", "-f", "2048", "-s", "4096"}, "larger than a frame"},
       {Benchmark::txpush, {"-i", "x", "-s", "41"}, "smaller than the headers"},
+      {Benchmark::txpush, {"-i", "x", "-F", "-s", "65550"}, "IPv4"},
+      {Benchmark::txpush, {"-i", "x", "-F", "-V", "-s", "65554"}, "IPv4"},
       {Benchmark::txpush, {"-i", "x", "-V", "-s", "45"}, "smaller than the headers"},
       {Benchmark::rxdrop, {"-i", "x", "-b", "4096"}, "larger than a ring"},
       {Benchmark::rxdrop, {"-i", "x", "--ring-size", "512", "-b", "513"}, "larger than a ring"},

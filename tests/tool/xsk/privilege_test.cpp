@@ -159,9 +159,14 @@ TEST(ReliabilityPrivilege, EverySubcommandNamesTheMissingCapability) {
   if (::access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "needs setpriv (util-linux)";
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const std::vector<std::vector<std::string>> commands = {
-      {"rxdrop", "-i", veth.b()},   {"txpush", "-i", veth.a()},
-      {"l2fwd", "-i", veth.b()},    {"gen", "-i", veth.a(), "-C", "10"},
-      {"rxq-info", "-i", veth.b()}, {"dump", "-i", veth.b(), "-w", "/dev/null"},
+      {"rxdrop", "-i", veth.b()},
+      {"txpush", "-i", veth.a()},
+      // The capture is not read before the privilege is known (/dev/null is no capture).
+      {"txpush", "-i", veth.a(), "--pcap", "/dev/null"},
+      {"l2fwd", "-i", veth.b()},
+      {"gen", "-i", veth.a(), "-C", "10"},
+      {"rxq-info", "-i", veth.b()},
+      {"dump", "-i", veth.b(), "-w", "/dev/null"},
       {"demo", "--quick"}};
   for (const auto& args : commands) {
     Child tool = start_tool(args, {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});

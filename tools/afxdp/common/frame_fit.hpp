@@ -28,4 +28,18 @@ inline void check_frame_fits_mtu(const std::string& interface, std::uint32_t fra
   }
 }
 
+// txpush -s: a frame longer than the MTU (plus the Ethernet header and any VLAN tag) is dropped
+// by the receiver, while the sender counts it as sent.
+inline void check_packet_fits_mtu(const std::string& interface, std::uint32_t packet_size,
+                                  bool vlan) {
+  interface_index(interface);  // "interface X does not exist" first
+  const unsigned mtu = interface_mtu(interface);
+  const std::uint32_t most = mtu + 14 + (vlan ? 4 : 0);
+  if (packet_size > most) {
+    throw std::invalid_argument("packet size (-s): " + std::to_string(packet_size) +
+                                " is larger than " + interface + "'s MTU " + std::to_string(mtu) +
+                                " allows (" + std::to_string(most) + " bytes with the headers)");
+  }
+}
+
 }  // namespace afxdp::tool

@@ -20,7 +20,7 @@ struct PcapCloser {
 
 }  // namespace
 
-std::vector<std::vector<std::uint8_t>> read_pcap(const std::string& path) {
+std::vector<std::vector<std::uint8_t>> read_pcap(const std::string& path, std::uint64_t max_bytes) {
   const std::string name = describe(path, "standard input");
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   std::unique_ptr<pcap_t, PcapCloser> in(pcap_open_offline(path.c_str(), errbuf));
@@ -30,6 +30,7 @@ std::vector<std::vector<std::uint8_t>> read_pcap(const std::string& path) {
     throw std::runtime_error(name + ": link type " + (type ? type : "unknown") + ", not Ethernet");
   }
   std::vector<std::vector<std::uint8_t>> frames;
+  std::uint64_t bytes = 0;
   for (;;) {
     pcap_pkthdr* header = nullptr;
     const std::uint8_t* data = nullptr;
@@ -43,6 +44,12 @@ std::vector<std::vector<std::uint8_t>> read_pcap(const std::string& path) {
       throw std::runtime_error(where + ": only " + std::to_string(header->caplen) + " of its " +
                                std::to_string(header->len) +
                                " bytes were captured (snap length), so it cannot be replayed");
+    }
+    // Counted as read, so that a huge capture is refused before it is all in memory.
+    bytes += header->caplen;
+    if (bytes > max_bytes) {
+      throw std::invalid_argument(name + ": more than " + std::to_string(max_bytes) +
+                                  " bytes of frames; at most that is replayed");
     }
     frames.emplace_back(data, data + header->caplen);
   }

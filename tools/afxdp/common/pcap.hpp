@@ -15,8 +15,10 @@ namespace afxdp::tool {
 // Every frame of the pcap file at `path` ("-": standard input), in order. Throws
 // std::runtime_error naming the file and the problem when it cannot be opened, is not a pcap
 // file, is not Ethernet, is truncated or corrupt, or holds a frame cut short by the capture
-// (captured length != original length: replaying it would send a different frame).
-std::vector<std::vector<std::uint8_t>> read_pcap(const std::string& path);
+// (captured length != original length: replaying it would send a different frame);
+// std::invalid_argument as soon as the frames read pass `max_bytes`.
+std::vector<std::vector<std::uint8_t>> read_pcap(const std::string& path,
+                                                 std::uint64_t max_bytes = UINT64_MAX);
 
 // Writes Ethernet frames to a pcap file ("-": standard output), microsecond timestamps.
 // Not thread-safe: one thread writes.

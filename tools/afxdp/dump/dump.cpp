@@ -13,8 +13,10 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <poll.h>
 #include <stdexcept>
+#include <sys/stat.h>
 
 namespace afxdp::tool {
 
@@ -112,26 +114,43 @@ Command add_dump_command(CLI::App& parent) {
   return command_of(parent, add_dump_options, run_dump);
 }
 
+namespace {
+
+// Standard output or a FIFO: opened before the port (a FIFO blocks until a reader comes, and
+// meanwhile nothing is attached and SIGINT still ends the process). A regular file is created
+// only once the port is open, so a set-up that fails leaves an existing capture as it was.
+bool opens_before_port(const std::string& file) {
+  struct stat st {};
+  return file == "-" || (::stat(file.c_str(), &st) == 0 && S_ISFIFO(st.st_mode));
+}
+
+Port open_port(const DumpOptions& o) {
+  return Port::open(o.interface, {.queues = {o.queue},
+                                  .bind = o.skb ? BindMode::skb : BindMode::native_copy,
+                                  .attach = o.skb ? AttachMode::skb : AttachMode::native,
+                                  .transmit = false,
+                                  .multi_buffer = o.frags,
+                                  .steer = o.steer});
+}
+
+}  // namespace
+
 int run_dump(const DumpOptions& o) {
   require_privilege("dump");
-  // The output first: opening a FIFO blocks until a reader comes, and meanwhile nothing is
-  // attached and SIGINT still ends the process. A reader that goes away is a write error
-  // (EPIPE), reported with the summary, not a silent death by SIGPIPE.
   check_queues(o.interface, std::span(&o.queue, 1));  // said before any file is made
   check_frame_fits_mtu(o.interface, PortConfig{}.frame_size, o.frags);
+  // A reader that goes away is a write error (EPIPE), reported with the summary, not a silent
+  // death by SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
-  PcapWriter writer(o.file);
+  std::optional<PcapWriter> writer;
+  if (opens_before_port(o.file)) writer.emplace(o.file);
   // From here SIGINT/SIGTERM end the capture, which then closes the file.
   const SignalStop signals;
-  Port port = Port::open(o.interface, {.queues = {o.queue},
-                                       .bind = o.skb ? BindMode::skb : BindMode::native_copy,
-                                       .attach = o.skb ? AttachMode::skb : AttachMode::native,
-                                       .transmit = false,
-                                       .multi_buffer = o.frags,
-                                       .steer = o.steer});
+  Port port = open_port(o);
+  if (!writer) writer.emplace(o.file);
   Queue& queue = port.queues().front();
-  const std::string write_error = capture(queue, writer, o, signals);
-  print_summary(queue, writer, o);
+  const std::string write_error = capture(queue, *writer, o, signals);
+  print_summary(queue, *writer, o);
   std::fputs(steering_text(port.steering().list()).c_str(), stderr);
   if (!write_error.empty()) throw std::runtime_error(write_error);
   require_every_frame_accounted_for(queue);

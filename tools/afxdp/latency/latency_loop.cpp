@@ -52,8 +52,20 @@ void sleep_until(std::uint64_t until) {
 // checksum, since the probe changes), the echoes read off the rx ring.
 class XskLink {
  public:
-  XskLink(Queue& queue, std::vector<std::uint8_t> frame, LatencyWait wait)
-      : queue_(queue), frame_(std::move(frame)), wait_(wait) {}
+  XskLink(Queue& queue, std::vector<std::uint8_t> frame, LatencyWait wait, std::string interface)
+      : queue_(queue),
+        frame_(std::move(frame)),
+        wait_(wait),
+        interface_(std::move(interface)),
+        ifindex_(interface_index(interface_)) {}
+
+  // Why no probe goes out: the interface gone, or the queue's error. (The interface check is
+  // the tool's until Queue::error() reports a vanished interface itself.)
+  [[nodiscard]] std::string problem() const {
+    if (!interface_exists(ifindex_)) return interface_ + " is gone";
+    if (queue_.error() != 0) return queue_.name() + ": " + std::strerror(queue_.error());
+    return "the tx ring of " + queue_.name() + " takes no probe";
+  }
 
   std::uint32_t send(ProbeBook& book, std::uint32_t n) {
     TxBatch batch = queue_.allocate(n);
@@ -97,12 +109,16 @@ class XskLink {
   Queue& queue_;
   std::vector<std::uint8_t> frame_;
   LatencyWait wait_;
+  std::string interface_;
+  unsigned ifindex_;
 };
 
 // Probes through a UDP socket connected to the reflector: what an application without AF_XDP
 // would do. A queued ICMP error (port unreachable) fails one call; it is not a reason to stop.
 class UdpLink {
  public:
+  [[nodiscard]] static std::string problem() { return "the socket takes no probe"; }
+
   UdpLink(const sockaddr_in& to, std::uint32_t payload, LatencyWait wait)
       : fd_(UniqueFd::socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)),
         buffer_(std::max<std::uint32_t>(payload, 2048)),
@@ -167,6 +183,17 @@ std::uint32_t run_id() {
                                     (static_cast<std::uint64_t>(::getpid()) << 20));
 }
 
+// No probe could be sent for --timeout (the link went away, or the tx ring takes nothing): one
+// line with the reason, instead of retrying at full speed for ever.
+[[noreturn]] void throw_stalled(const LatencyOptions& o, const std::string& problem,
+                                const std::string& where, const ProbeBook& book) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", o.timeout);
+  throw std::runtime_error("no probe could be sent " + where + " for " + seconds +
+                           " s: " + problem + " (" + std::to_string(book.sent()) + " sent, " +
+                           std::to_string(book.received()) + " answered)");
+}
+
 // Send -C probes on the rate's schedule (absolute: a late turn catches up, at most `burst` at a
 // time), read echoes, and stop when all are answered or --timeout passed since the last probe.
 template <class Link>
@@ -181,6 +208,7 @@ LatencyResult measure(Link& link, const LatencyOptions& o, const SignalStop& sig
   const std::uint64_t start = monotonic_ns();
   std::uint64_t first_send = 0;
   std::uint64_t last_send = start;
+  std::uint64_t stalled_since = 0;  // when a due send first took nothing; 0 while they go out
   bool sending = true;
   for (;;) {
     std::uint64_t now = monotonic_ns();
@@ -194,6 +222,11 @@ LatencyResult measure(Link& link, const LatencyOptions& o, const SignalStop& sig
       if (link.send(book, static_cast<std::uint32_t>(n)) != 0) {
         last_send = monotonic_ns();
         if (first_send == 0) first_send = last_send;
+        stalled_since = 0;
+      } else if (stalled_since == 0) {
+        stalled_since = now;
+      } else if (now - stalled_since >= timeout) {
+        throw_stalled(o, link.problem(), where, book);
       }
     }
     const std::uint32_t got = link.receive(book);
@@ -260,7 +293,7 @@ LatencyResult measure_xsk(const LatencyOptions& o, const SignalStop& signals) {
                     .spin_before_sleep = std::chrono::nanoseconds(std::llround(o.spin_us * 1000)),
                     .steer = o.steer});
   Queue& queue = port.queues().front();
-  XskLink link(queue, std::move(frame), o.wait);
+  XskLink link(queue, std::move(frame), o.wait, o.interface);
   LatencyResult r = measure(link, o, signals, "on " + o.interface);
   r.transport = "af_xdp";
   r.path = queue.name() + (o.skb ? " (xdp-skb, " : " (xdp-drv, ") +

@@ -7,9 +7,13 @@
 #include <afxdp/unique_fd.hpp>
 
 #include <arpa/inet.h>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
+#include <netinet/in.h>
+#include <span>
 #include <stdexcept>
 #include <sys/socket.h>
 #include <system_error>
@@ -45,6 +49,40 @@ std::string endpoint_text(const sockaddr_in& address) {
   return std::string(text) + ":" + std::to_string(ntohs(address.sin_port));
 }
 
+bool echo_allowed(const sockaddr_in& from, in_addr to) noexcept {
+  const std::uint32_t source = ntohl(from.sin_addr.s_addr);
+  const bool multicast = (source >> 28) == 0xE;  // 224.0.0.0/4
+  return ntohs(from.sin_port) >= 1024 && from.sin_addr.s_addr != to.s_addr && source != 0 &&
+         source != INADDR_BROADCAST && !multicast;
+}
+
+namespace {
+
+// recvfrom() that also says at which of our addresses the datagram arrived (IP_PKTINFO).
+ssize_t receive(int fd, std::span<unsigned char> buffer, sockaddr_in& from, in_addr& to) {
+  iovec data{buffer.data(), buffer.size()};
+  alignas(cmsghdr) unsigned char control[CMSG_SPACE(sizeof(in_pktinfo))];
+  msghdr message{};
+  message.msg_name = &from;
+  message.msg_namelen = sizeof from;
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  const ssize_t n = ::recvmsg(fd, &message, 0);
+  to = {};
+  for (cmsghdr* c = CMSG_FIRSTHDR(&message); n >= 0 && c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+    if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+      in_pktinfo info{};
+      std::memcpy(&info, CMSG_DATA(c), sizeof info);
+      to = info.ipi_addr;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
 CLI::App* add_udp_echo_options(CLI::App& parent, UdpEchoOptions& o) {
   CLI::App* app = parent.add_subcommand(
       "udp-echo", "send every UDP datagram back to its sender (the kernel-socket reflector)");
@@ -69,29 +107,36 @@ int run_udp_echo(const UdpEchoOptions& o) {
   if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&o.address), sizeof o.address) != 0) {
     throw std::system_error(errno, std::generic_category(), "bind to " + where);
   }
+  const int on = 1;
+  if (::setsockopt(fd.get(), IPPROTO_IP, IP_PKTINFO, &on, sizeof on) != 0) {
+    throw std::system_error(errno, std::generic_category(), "setsockopt(IP_PKTINFO) on " + where);
+  }
   std::uint64_t echoed = 0;
   std::uint64_t failed = 0;
-  unsigned char buffer[65536];
+  std::uint64_t ignored = 0;
+  std::array<unsigned char, 65536> buffer{};
   while ((o.count == 0 || echoed < o.count) && !signals.requested()) {
     sockaddr_in from{};
-    socklen_t from_size = sizeof from;
-    const ssize_t n = ::recvfrom(fd.get(), buffer, sizeof buffer, 0,
-                                 reinterpret_cast<sockaddr*>(&from), &from_size);
+    in_addr to{};
+    const ssize_t n = receive(fd.get(), buffer, from, to);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw std::system_error(errno, std::generic_category(), "recvfrom on " + where);
     }
-    if (::sendto(fd.get(), buffer, static_cast<std::size_t>(n), 0,
-                 reinterpret_cast<const sockaddr*>(&from), from_size) == n) {
+    if (!echo_allowed(from, to)) {
+      ++ignored;
+    } else if (::sendto(fd.get(), buffer.data(), static_cast<std::size_t>(n), 0,
+                        reinterpret_cast<const sockaddr*>(&from), sizeof from) == n) {
       ++echoed;
     } else {
       ++failed;  // a full socket buffer, or a sender gone: as for any UDP server, the datagram is
                  // lost
     }
   }
-  std::fprintf(stderr, "udp-echo: %llu datagrams echoed on %s (%llu could not be sent)\n",
-               static_cast<unsigned long long>(echoed), where.c_str(),
-               static_cast<unsigned long long>(failed));
+  std::fprintf(
+      stderr, "udp-echo: %llu datagrams echoed on %s (%llu could not be sent, %llu not answered)\n",
+      static_cast<unsigned long long>(echoed), where.c_str(),
+      static_cast<unsigned long long>(failed), static_cast<unsigned long long>(ignored));
   return 0;
 }
 

@@ -16,6 +16,12 @@ namespace afxdp::tool {
 sockaddr_in parse_endpoint(const std::string& text, const char* what);
 std::string endpoint_text(const sockaddr_in& address);
 
+// Is a datagram from `from`, which arrived at our address `to`, one to answer? Not from a source
+// port below 1024 (another service, maybe a reflector), not from our own address (ourselves, or
+// another instance on this host), not from a broadcast, multicast or unspecified address: one
+// spoofed datagram must not start an exchange that never ends.
+bool echo_allowed(const sockaddr_in& from, in_addr to) noexcept;
+
 struct UdpEchoOptions {
   std::string listen;       // --listen ADDR:PORT
   std::uint64_t count = 0;  // -C: 0 is until interrupted

@@ -26,6 +26,45 @@ bool number(const std::string& text, unsigned& value) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
+// (uid_t)-1 means "leave unchanged" to setresuid and setresgid: as a target it keeps root's ids.
+void refuse_unchanged(unsigned id, const char* option) {
+  if (id == static_cast<unsigned>(-1)) {
+    throw std::invalid_argument(std::string(option) + ": 4294967295 is no id ((uid_t)-1 means " +
+                                "\"unchanged\" to the kernel)");
+  }
+}
+
+struct Ids {
+  uid_t ruid = 0, euid = 0, suid = 0;
+  gid_t rgid = 0, egid = 0, sgid = 0;
+  [[nodiscard]] bool are(const RunAs& who) const {
+    return ruid == who.uid && euid == who.uid && suid == who.uid && rgid == who.gid &&
+           egid == who.gid && sgid == who.gid;
+  }
+};
+
+Ids current_ids() {
+  Ids ids;
+  if (::getresuid(&ids.ruid, &ids.euid, &ids.suid) != 0) fail("getresuid");
+  if (::getresgid(&ids.rgid, &ids.egid, &ids.sgid) != 0) fail("getresgid");
+  return ids;
+}
+
+// After the change: real, effective and saved ids are the target's and, when they changed, no
+// supplementary group is left (a user keeping its own ids keeps its groups).
+void verify_identity(const RunAs& who, bool changed) {
+  const Ids now = current_ids();
+  const int groups = ::getgroups(0, nullptr);
+  if (!now.are(who) || (changed && groups != 0)) {
+    throw std::runtime_error("--drop-privileges: still uid " + std::to_string(now.ruid) + "/" +
+                             std::to_string(now.euid) + "/" + std::to_string(now.suid) + ", gid " +
+                             std::to_string(now.rgid) + "/" + std::to_string(now.egid) + "/" +
+                             std::to_string(now.sgid) + ", " + std::to_string(groups) +
+                             " supplementary group(s); wanted " + std::to_string(who.uid) + ":" +
+                             std::to_string(who.gid) + " and none");
+  }
+}
+
 bool has_effective(int capability) {
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
@@ -43,6 +82,7 @@ RunAs resolve_run_as(const std::string& user, const std::string& group) {
     if (const passwd* entry = ::getpwnam(user.c_str())) {
       who = {entry->pw_uid, entry->pw_gid};
     } else if (number(user, id)) {
+      refuse_unchanged(id, "--user");
       const passwd* by_id = ::getpwuid(id);
       who = {id, by_id != nullptr ? by_id->pw_gid : id};
     } else {
@@ -54,6 +94,7 @@ RunAs resolve_run_as(const std::string& user, const std::string& group) {
     if (const ::group* entry = ::getgrnam(group.c_str())) {
       who.gid = entry->gr_gid;
     } else if (number(group, id)) {
+      refuse_unchanged(id, "--group");
       who.gid = id;
     } else {
       throw std::invalid_argument("--group: no group " + group);
@@ -72,11 +113,13 @@ void drop_privileges(const RunAs& who) {
       if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) fail("prctl(PR_CAPBSET_DROP)");
     }
   }
-  if (::getuid() != who.uid || ::geteuid() != who.uid || ::getgid() != who.gid) {
+  const bool changed = !current_ids().are(who);
+  if (changed) {
     if (::setgroups(0, nullptr) != 0) fail("setgroups");
     if (::setresgid(who.gid, who.gid, who.gid) != 0) fail("setresgid");
     if (::setresuid(who.uid, who.uid, who.uid) != 0) fail("setresuid");
   }
+  verify_identity(who, changed);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("prctl(PR_SET_NO_NEW_PRIVS)");
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};

@@ -1,7 +1,9 @@
 #include "xsk/txpush.hpp"
 
+#include "common/frame_fit.hpp"
 #include "common/packet.hpp"
 #include "common/pcap.hpp"
+#include "common/require.hpp"
 
 #include <afxdp/interface.hpp>
 
@@ -49,10 +51,9 @@ class TokenBucket {
 
 // --pcap: the capture's frames, each checked to fit a UMEM frame.
 void read_replay(const BenchOptions& o, TxFrames& frames) {
-  frames.replay = read_pcap(o.pcap_file);
+  frames.replay = read_pcap(o.pcap_file, max_capture_bytes);
   if (frames.replay.empty())
     throw std::invalid_argument("--pcap " + o.pcap_file + ": holds no frames");
-  std::uint64_t bytes = 0;
   for (std::size_t i = 0; i < frames.replay.size(); ++i) {
     const std::size_t size = frames.replay[i].size();
     if (size < 14 || size > o.frame_size) {
@@ -60,11 +61,6 @@ void read_replay(const BenchOptions& o, TxFrames& frames) {
                                   ": " + std::to_string(size) + " bytes; frames here are 14 to " +
                                   std::to_string(o.frame_size) + " (-f) bytes");
     }
-    bytes += size;
-  }
-  if (bytes > max_capture_bytes) {
-    throw std::invalid_argument("--pcap " + o.pcap_file + ": " + std::to_string(bytes) +
-                                " bytes of frames; at most 1 GiB is replayed");
   }
   // --loop 0 is no end, and so is a count too large to hold (it would wrap).
   const std::uint64_t size = frames.replay.size();
@@ -216,6 +212,11 @@ Command add_txpush(CLI::App& parent) {
       add_bench_subcommand(parent, *options, Benchmark::txpush,
                            "send UDP frames on each queue as fast as possible (or --rate)");
   return {app, [options] {
+            // Before reading a capture of up to 1 GiB, or looking at the interface.
+            require_privilege("txpush");
+            if (options->pcap_file.empty()) {
+              check_packet_fits_mtu(options->interface, options->packet_size, options->vlan);
+            }
             const TxFrames frames = tx_frames(*options);
             return run_benchmark(
                 *options,

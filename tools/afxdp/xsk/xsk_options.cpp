@@ -1,10 +1,11 @@
 #include "xsk/xsk_options.hpp"
 
-#include "common/steer.hpp"
-
+#include "common/config_flags.hpp"
 #include "common/number_checks.hpp"
 #include "common/require.hpp"
+#include "common/steer.hpp"
 #include "subcommands.hpp"
+#include "xsk/xsk_run.hpp"
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -168,27 +169,21 @@ void finish_bench_options(BenchOptions& o) {
   require(o.native + o.skb <= 1, "-N and -S: choose one XDP mode");
   require(o.zero_copy + o.copy <= 1, "-z and -c: choose one of zero-copy and copy");
   require(!(o.zero_copy && o.skb), "-z: zero-copy needs native mode, not -S");
-  if (o.unaligned) {
-    require(o.frame_size >= 2048 && o.frame_size <= 65536,
-            "frame size (-f): " + std::to_string(o.frame_size) + " must be 2048 to 65536");
-  } else {
-    require(is_power_of_two(o.frame_size) && (o.frame_size == 2048 || o.frame_size == 4096),
-            "frame size (-f): " + std::to_string(o.frame_size) +
-                " must be a power of two, 2048 or 4096 (other sizes need -u)");
-  }
-  require(is_power_of_two(o.ring_size) && o.ring_size >= 64 && o.ring_size <= 65536,
-          "ring size (--ring-size): " + std::to_string(o.ring_size) +
-              " must be a power of two from 64 to 65536");
+  // One UMEM per queue or one shared: either way the queues' frames are all in memory at once.
+  require(std::uint64_t{o.frames} * o.frame_size * o.queues.size() <= (std::uint64_t{1} << 32),
+          "frames (--frames " + std::to_string(o.frames) + ") * frame size (-f " +
+              std::to_string(o.frame_size) + ") * queues (-q): at most 4 GiB of UMEM in all");
+  require(o.frames >= o.batch, "frames (--frames): " + std::to_string(o.frames) +
+                                   " must be at least the batch size (-b " +
+                                   std::to_string(o.batch) + ")");
+  // The library's rules (frame size, ring sizes, busy-poll budget), in the tool's flags.
+  check_in_flags([&o] { validate(port_config(o)); });
+  require(o.ring_size >= 64 && o.ring_size <= 65536,
+          "ring size (--ring-size): " + std::to_string(o.ring_size) + " must be 64 to 65536");
   require(o.batch >= 1, "batch size (-b): must be at least 1");
   require(o.batch <= o.ring_size, "batch size (-b): " + std::to_string(o.batch) +
                                       " is larger than a ring (" + std::to_string(o.ring_size) +
                                       " entries)");
-  require(o.frames >= o.batch, "frames (--frames): " + std::to_string(o.frames) +
-                                   " must be at least the batch size (" + std::to_string(o.batch) +
-                                   ")");
-  // One UMEM per queue or one shared: either way the queues' frames are all in memory at once.
-  require(std::uint64_t{o.frames} * o.frame_size * o.queues.size() <= (std::uint64_t{1} << 32),
-          "frames (--frames) * frame size (-f) * queues (-q): at most 4 GiB of UMEM in all");
   require_seconds(o.interval, "interval (-n)", report_interval);
   require_seconds(o.duration, "duration (-d)", run_duration);
   require(std::isfinite(o.rate) && o.rate >= 0 && o.rate <= 1e9,
@@ -206,6 +201,11 @@ void finish_bench_options(BenchOptions& o) {
           "packet size (-s): " + std::to_string(o.packet_size) + " is larger than " +
               std::to_string(max_chain_frames) + " frames of " + std::to_string(o.frame_size) +
               " bytes (-f), the longest chain the kernel sends");
+  // IPv4's total length is 16 bits: the Ethernet header (and tag) plus at most 65535 bytes.
+  const std::uint32_t ipv4_most = headers - 28 + 65535;
+  require(o.packet_size <= ipv4_most,
+          "packet size (-s): " + std::to_string(o.packet_size) + " is larger than IPv4 allows (" +
+              std::to_string(ipv4_most) + " bytes: an IPv4 total length of at most 65535)");
   require(o.vlan_id <= 4095, "VLAN id (-J): must be 0 to 4095");
   require(o.vlan_priority <= 7, "VLAN priority (-K): must be 0 to 7");
   require(o.src_port <= 65535, "UDP port (--src-port): must be 0 to 65535");

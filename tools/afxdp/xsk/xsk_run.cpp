@@ -47,12 +47,6 @@ Port open_port(const BenchOptions& o) {
       throw std::runtime_error(std::string(e.what()) + " (-c, or no -z)");  // the tool's words
     }
     throw;
-  } catch (const std::invalid_argument& e) {
-    const std::string what = e.what();
-    if (what.rfind("queues:", 0) == 0) {
-      throw std::invalid_argument("queue (-q):" + what.substr(7));
-    }
-    throw;
   }
 }
 

@@ -80,9 +80,9 @@ void Reporter::print(const SocketLabel& socket, const Sample& delta, const Sampl
     std::snprintf(seconds, sizeof seconds, ",\"seconds\":%.3f", s);
     line += seconds;
     json_fields(line, {{"rx_pps", per_second(rx_packets(delta.app), s)},
-                       {"tx_pps", per_second(delta.app.tx, s)},
+                       {tx_pps_key(), per_second(delta.app.tx, s)},
                        {"rx_packets", rx_packets(total.app)},
-                       {"tx_packets", total.app.tx}});
+                       {tx_count_key(), total.app.tx}});
     if (options_.frags) json_fields(line, {{"rx_frags", total.app.rx}});
     if (options_.extra_stats) json_xdp(line, total.xdp);
     if (options_.app_stats) {
@@ -139,9 +139,9 @@ void Reporter::json_summary(const Sample& sum, std::size_t sockets, double secon
   line += text;
   json_fields(line, {{"sockets", sockets},
                      {"rx_pps", per_second(rx_packets(sum.app), seconds)},
-                     {"tx_pps", per_second(sum.app.tx, seconds)},
+                     {tx_pps_key(), per_second(sum.app.tx, seconds)},
                      {"rx_packets", rx_packets(sum.app)},
-                     {"tx_packets", sum.app.tx},
+                     {tx_count_key(), sum.app.tx},
                      {"refused_descs", sum.app.refused}});
   if (options_.frags) {
     json_fields(line, {{"rx_frags", sum.app.rx}, {"invalid_chains", sum.app.invalid_chains}});

@@ -115,6 +115,13 @@ class Reporter {
   [[nodiscard]] std::uint64_t rx_packets(const AppCounts& a) const noexcept {
     return options_.frags ? a.packets : a.rx;
   }
+  // tx counts descriptors completed: with -F they are fragments, and the JSON says so.
+  [[nodiscard]] const char* tx_pps_key() const noexcept {
+    return options_.frags ? "tx_frags_pps" : "tx_pps";
+  }
+  [[nodiscard]] const char* tx_count_key() const noexcept {
+    return options_.frags ? "tx_frags" : "tx_packets";
+  }
   const BenchOptions& options_;
   std::string mode_;  // "xdp-drv" or "xdp-skb"
   std::FILE* out_;
