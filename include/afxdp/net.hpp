@@ -42,6 +42,34 @@ inline void swap_endpoints(Headers& h) noexcept {
   }
 }
 
+// Whether a service may answer `h` by sending it back (swap_endpoints): false where the answer
+// could start a loop or reflect onto a third party. That is a UDP or TCP source port below 1024
+// (another service: two echo services would answer each other for ever), a group (multicast or
+// broadcast) source, Ethernet or IP, an unspecified, loopback or IPv4 broadcast source, and a
+// source equal to the destination (a datagram spoofed from the service's own address). Frames
+// without an IP header are never answered.
+[[nodiscard]] inline bool may_answer(const Headers& h) noexcept {
+  if (!h.ethernet || (h.ethernet.source()[0] & 1U) != 0) return false;  // a group address
+  const std::uint16_t port = h.udp   ? h.udp.source_port()
+                             : h.tcp ? h.tcp.source_port()
+                                     : std::uint16_t{1024};
+  if (port < 1024) return false;
+  if (h.ipv4) {
+    const std::uint32_t source = h.ipv4.source();
+    const bool group = (source >> 28) == 0xe || source == 0xffffffffU;  // 224/4, broadcast
+    const bool local = source == 0 || (source >> 24) == 127;
+    return !group && !local && source != h.ipv4.destination();
+  }
+  if (h.ipv6) {
+    const Ipv6Address source = h.ipv6.source();
+    static constexpr Ipv6Address unspecified{},
+        loopback{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    return source[0] != 0xff && source != unspecified && source != loopback &&
+           source != h.ipv6.destination();
+  }
+  return false;
+}
+
 // Makes the payload `size` bytes long: the frame is resized to end with it, IPv4's total length
 // or IPv6's payload length and UDP's length follow, and h.payload (h.frame) with them. `h` must
 // be parse(frame.data()) of this frame, with an IPv4 or IPv6 header and not a fragment. False,

@@ -137,4 +137,44 @@ TEST(NetResizePayload, RefusesWhatItCannotDoAndChangesNothing) {
   EXPECT_EQ(refused, 5);
 }
 
+// may_answer: each source a service must not answer, one field changed from a sample that it
+// may answer.
+TEST(NetMayAnswer, RefusesSourcesThatCouldStartALoopOrReflect) {
+  const auto answerable = [](net_test::Sample sample, auto change) {
+    Headers h = afxdp::net::parse(sample.frame);
+    change(h);
+    return afxdp::net::may_answer(h);
+  };
+  const auto unchanged = [](Headers&) {};
+  EXPECT_TRUE(answerable(net_test::udp4(), unchanged));
+  EXPECT_FALSE(answerable(net_test::tcp4_options(), unchanged));  // from port 443: a server
+  EXPECT_TRUE(
+      answerable(net_test::tcp4_options(), [](Headers& h) { h.tcp.set_source_port(51000); }));
+  EXPECT_TRUE(answerable(net_test::udp6_tagged(), unchanged));
+  EXPECT_FALSE(answerable(net_test::udp4(), [](Headers& h) { h.udp.set_source_port(7); }));
+  EXPECT_FALSE(answerable(net_test::udp4(), [](Headers& h) { h.udp.set_source_port(1023); }));
+  EXPECT_TRUE(answerable(net_test::udp4(), [](Headers& h) { h.udp.set_source_port(1024); }));
+  EXPECT_FALSE(answerable(net_test::tcp4_options(), [](Headers& h) { h.tcp.set_source_port(80); }));
+  EXPECT_FALSE(answerable(net_test::udp4(), [](Headers& h) {
+    h.ethernet.set_source(afxdp::MacAddress{0x01, 0, 0x5e, 0, 0, 1});
+  }));
+  for (const std::uint32_t source : {0xe0000001U, 0xefffffffU, 0xffffffffU, 0U, 0x7f000001U}) {
+    EXPECT_FALSE(answerable(net_test::udp4(), [&](Headers& h) { h.ipv4.set_source(source); }))
+        << std::hex << source;
+  }
+  EXPECT_FALSE(
+      answerable(net_test::udp4(), [](Headers& h) { h.ipv4.set_source(h.ipv4.destination()); }));
+  EXPECT_FALSE(answerable(net_test::udp6_tagged(), [](Headers& h) {
+    afxdp::net::Ipv6Address group{};
+    group[0] = 0xff;
+    group[15] = 1;
+    h.ipv6.set_source(group);
+  }));
+  EXPECT_FALSE(answerable(net_test::udp6_tagged(),
+                          [](Headers& h) { h.ipv6.set_source(h.ipv6.destination()); }));
+  EXPECT_FALSE(answerable(net_test::udp6_tagged(),
+                          [](Headers& h) { h.ipv6.set_source(afxdp::net::Ipv6Address{}); }));
+  EXPECT_FALSE(answerable(net_test::arp(), unchanged));
+}
+
 }  // namespace
