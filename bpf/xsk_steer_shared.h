@@ -7,7 +7,7 @@
 /* What the program parses out of a frame, every field in network byte order as on the wire.
  * A rule entry is (shape tag, tuple & shape mask): so one hash lookup per shape in use. */
 struct afxdp_steer_tuple {
-  __u16 ethertype; /* after the VLAN tags */
+  __u16 ethertype;  /* after the VLAN tags */
   __u16 vlan_outer; /* VLAN id (TCI & 0x0fff) of the first tag */
   __u16 vlan_inner; /* of the second tag */
   __u16 sport;      /* TCP, UDP, SCTP; 0 when absent (see AFXDP_STEER_PORTS) */
@@ -22,9 +22,10 @@ struct afxdp_steer_tuple {
 
 #define AFXDP_STEER_NARROW_SIZE 12U
 
-#define AFXDP_STEER_PORTS 0x1U /* sport and dport were read (a first fragment, in the linear part) */
-#define AFXDP_STEER_TAG1 0x2U  /* one VLAN tag */
-#define AFXDP_STEER_TAG2 0x4U  /* a second VLAN tag */
+#define AFXDP_STEER_PORTS \
+  0x1U                        /* sport and dport were read (a first fragment, in the linear part) */
+#define AFXDP_STEER_TAG1 0x2U /* one VLAN tag */
+#define AFXDP_STEER_TAG2 0x4U /* a second VLAN tag */
 
 struct afxdp_steer_key {
   __u32 tag; /* the shape's tag: (generation << 6) | AFXDP_STEER_WIDE? | shape slot, never 0 */
