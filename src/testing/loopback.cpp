@@ -3,18 +3,21 @@
 // the fill consumer; a kick sends up to a budget of tx descriptors, each needing a completion
 // slot first, and skips (and counts) invalid ones; it does not complete them (copy mode on
 // Linux 6.18 does: docs/rings.md), so a sender that relies on either is caught.
-#include <afxdp/detail/loopback_hooks.hpp>
+#include <afxdp/detail/queue_kernel.hpp>
 #include <afxdp/detail/uapi.hpp>
 #include <afxdp/packet.hpp>
 #include <afxdp/testing/fake_ring.hpp>
 #include <afxdp/testing/loopback.hpp>
 #include <afxdp/tx_descriptor.hpp>
 
-#include "port_state.hpp"
+#include "../port_state.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <linux/bpf.h>
+#include <poll.h>
 #include <stdexcept>
+#include <thread>
 
 namespace afxdp::detail {
 
@@ -136,16 +139,49 @@ class LoopbackKernel {
   bool delay_completions = false;
 };
 
-// The queue index is the Queue's own, so at() cannot throw; only an allocation in this test double
-// can, and then std::terminate ending the test is the right outcome.
-// NOLINTNEXTLINE(bugprone-exception-escape)
-void loopback_kick_tx(LoopbackKernel& kernel, std::uint32_t queue) noexcept { kernel.kick(queue); }
+// What a loopback Queue asks instead of a socket (detail/queue_kernel.hpp). No timing model: the
+// loopback's state changes only when the test acts, so nothing sleeps.
+class LoopbackQueueKernel final : public QueueKernel {
+ public:
+  LoopbackQueueKernel(LoopbackKernel& kernel, std::uint32_t queue) noexcept
+      : kernel_(kernel), queue_(queue) {}
 
-void loopback_wake_rx(LoopbackKernel&, std::uint32_t) noexcept {}
+  // The queue index is the Queue's own, so at() cannot throw; only an allocation in this test
+  // double can, and then std::terminate ending the test is the right outcome.
+  // NOLINTNEXTLINE(bugprone-exception-escape)
+  int kick_tx() noexcept override {
+    kernel_.kick(queue_);
+    return 0;
+  }
+  // Counted by the Queue, nothing else: the loopback receives when a test injects.
+  int wake_rx() noexcept override { return 0; }
+  PollResult poll(short /*events*/, std::chrono::nanoseconds /*timeout*/) noexcept override {
+    std::this_thread::yield();
+    return {rx_ready() ? POLLIN : 0, 0};
+  }
+  bool poll_any(std::span<QueueKernel* const> kernels, std::span<int> /*errors*/,
+                std::chrono::nanoseconds /*timeout*/) noexcept override {
+    std::this_thread::yield();
+    return std::any_of(kernels.begin(), kernels.end(), [](QueueKernel* k) {
+      return static_cast<LoopbackQueueKernel*>(k)->rx_ready();
+    });
+  }
+  [[nodiscard]] XdpStatistics statistics() const override {
+    return kernel_.queues.at(queue_)->statistics;
+  }
 
-XdpStatistics loopback_statistics(const LoopbackKernel& kernel, std::uint32_t queue) {
-  return kernel.queues.at(queue)->statistics;
-}
+ private:
+  // As the Queue looks: its own rx ring object, peeked and put back.
+  [[nodiscard]] bool rx_ready() const noexcept {
+    RxRing& rx = kernel_.queues[queue_]->rx_ring;
+    const std::uint32_t n = rx.peek(1);
+    rx.cancel(n);
+    return n != 0;
+  }
+
+  LoopbackKernel& kernel_;
+  std::uint32_t queue_;
+};
 
 }  // namespace afxdp::detail
 
@@ -187,7 +223,8 @@ std::unique_ptr<Port::State> loopback_state(const LoopbackConfig& c, detail::Loo
     s.headroom = c.headroom;
     s.fill_frames = c.frames_per_queue;
     s.need_wakeup = c.need_wakeup;
-    s.loopback = &k;
+    state->kernels.push_back(std::make_unique<detail::LoopbackQueueKernel>(k, i));
+    s.kernel = state->kernels.back().get();
     s.owners = c.shared_umem ? &state->owners : nullptr;
     setups.push_back(std::move(s));
   }
@@ -288,8 +325,7 @@ Loopback::Rings Loopback::rings(std::uint32_t queue) {
 }
 
 void Loopback::kick(std::uint32_t queue) {
-  kernel_->at(queue);  // throws for a queue that does not exist
-  detail::loopback_kick_tx(*kernel_, queue);
+  kernel_->kick(queue);  // at(queue) in there throws for a queue that does not exist
 }
 
 void Loopback::hold_fill_consumer(bool on) noexcept {
