@@ -1,6 +1,6 @@
 # Install and export, in two components (the Debian packages of AfxdpPackage.cmake): `tool` (the
 # `afxdp` tool when built, afxdp-demo, the man pages, the bash completion) and `dev` (headers,
-# libafxdp.a, the header-only afxdp::rings, a CMake package (find_package(afxdp) -> afxdp::afxdp,
+# libafxdp.a, libafxdp-testing.a, the header-only afxdp::rings, a CMake package (find_package(afxdp) -> afxdp::afxdp,
 # afxdp::rings, afxdp::testing) and pkg-config files (afxdp.pc, afxdp-testing.pc)).
 # Included last from the top CMakeLists.txt, once every target exists.
 include(GNUInstallDirs)

@@ -37,7 +37,8 @@ speaking the kernel's ring protocol, sockets, the XDP redirect program
 attached through a bpf_link, and afxdp::Port, a data path that keeps every
 ring rule. This package has the headers, libafxdp.a, the CMake package
 (find_package(afxdp)), the pkg-config files (afxdp, afxdp-testing) and
-testing::Loopback, to unit-test packet handlers without root.")
+libafxdp-testing.a (testing::Loopback), to unit-test packet handlers
+without root.")
 
 # /usr/share/doc/PACKAGE/{copyright,changelog.Debian.gz}, which Debian policy asks of every
 # package, and the lintian tags we keep, each with its reason (cmake/debian/*.lintian-overrides).

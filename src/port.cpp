@@ -6,6 +6,7 @@
 
 #include "frame_owners.hpp"
 #include "port_state.hpp"
+#include "socket_kernel.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -122,6 +123,8 @@ void make_queues(Port::State& s, std::size_t per_interface, bool shared) {
     q.spin_before_sleep = c.spin_before_sleep;
     q.fd = socket.fd();
     q.socket = &socket;
+    s.kernels.push_back(std::make_unique<detail::SocketKernel>(socket, c.receive));
+    q.kernel = s.kernels.back().get();
     q.umem = &umem;
     q.owners = shared ? &s.owners : nullptr;
     setups.push_back(std::move(q));

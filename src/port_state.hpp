@@ -2,6 +2,7 @@
 // then the programs (their XSKMAP slots), the sockets and the UMEMs.
 #pragma once
 
+#include <afxdp/detail/queue_kernel.hpp>
 #include <afxdp/port.hpp>
 #include <afxdp/umem.hpp>
 
@@ -51,6 +52,8 @@ struct Port::State {
   Steering steering;  // points into the programs' tables
   detail::FrameOwners owners;
   std::size_t per_interface = 0;  // queues on each interface (queues() holds a's, then b's)
+  // Whom each queue kicks (detail/queue_kernel.hpp): the sockets, or a test's double.
+  std::vector<std::unique_ptr<detail::QueueKernel>> kernels;
   std::shared_ptr<void> backend;  // what else the queues' rings live in (testing::Loopback)
   detail::QueueArray queues;
 };

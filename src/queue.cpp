@@ -1,6 +1,6 @@
 // Queue's cold half: set-up, completions, kicks, waiting, TxBatch and FrameRef. The per-frame
 // loops are in queue.hpp so that handlers inline into them.
-#include <afxdp/detail/loopback_hooks.hpp>
+#include <afxdp/detail/queue_kernel.hpp>
 #include <afxdp/interface.hpp>
 #include <afxdp/queue.hpp>
 #include <afxdp/socket.hpp>
@@ -14,10 +14,8 @@
 #include <poll.h>
 #include <stdexcept>
 #include <string>
-#include <sys/socket.h>
 #include <system_error>
 #include <thread>
-#include <time.h>
 #include <vector>
 
 namespace afxdp {
@@ -53,7 +51,7 @@ Queue::Queue(const detail::QueueSetup& s)
       socket_(s.socket),
       umem_(s.umem),
       owners_(s.owners),
-      loopback_(s.loopback),
+      kernel_(s.kernel),
       multi_buffer_(s.multi_buffer) {
   // Lend the kernel its frames before any XSKMAP slot points here (Port inserts afterwards).
   std::uint32_t lend = std::min({s.fill_frames, s.frames, s.rx != nullptr ? fill_->size() : 0U});
@@ -215,73 +213,19 @@ void Queue::kick_if_asked() noexcept {
 
 void Queue::kick_tx() noexcept {
   detail::QueueCounters::add(counters_.wakeups, 1);
-  if (loopback_ != nullptr) return detail::loopback_kick_tx(*loopback_, id_);
-  wake_result(::sendto(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, 0) >= 0 ? 0 : errno);
+  wake_result(kernel_->kick_tx());
 }
 
 void Queue::wake_rx() noexcept {
   detail::QueueCounters::add(counters_.wakeups, 1);
-  if (loopback_ != nullptr) return detail::loopback_wake_rx(*loopback_, id_);
-  wake_result(::recvfrom(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, nullptr) >= 0 ? 0 : errno);
+  wake_result(kernel_->wake_rx());
 }
-
-namespace {
-// ppoll's timeout: null (no limit) for a negative one.
-struct PollTimeout {
-  explicit PollTimeout(std::chrono::nanoseconds timeout) noexcept {
-    if (timeout.count() < 0) return;
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
-    spec = {static_cast<time_t>(seconds.count()), static_cast<long>((timeout - seconds).count())};
-    pointer = &spec;
-  }
-  timespec spec{};
-  const timespec* pointer = nullptr;
-};
-
-// poll() on a socket the kernel unbound (its interface deleted) never wakes: a long or unlimited
-// wait is cut into polls of at most a second, the binding looked at after each that brought
-// nothing.
-constexpr std::chrono::nanoseconds poll_slice = std::chrono::seconds(1);
-
-std::chrono::nanoseconds next_slice(std::chrono::nanoseconds left) noexcept {
-  return left.count() < 0 || left > poll_slice ? poll_slice : left;
-}
-
-// What is left of `left` after `slice` (a negative `left`, no limit, stays); false when nothing.
-bool time_left(std::chrono::nanoseconds& left, std::chrono::nanoseconds slice) noexcept {
-  if (left.count() < 0) return true;
-  left -= slice;
-  return left.count() > 0;
-}
-}  // namespace
 
 int Queue::poll(short events, std::chrono::nanoseconds timeout) noexcept {
   detail::QueueCounters::add(counters_.polls, 1);
-  if (loopback_ != nullptr) {
-    // No timing model: the loopback's state changes only when the test acts, so do not sleep.
-    std::this_thread::yield();
-    return rx_ready() ? POLLIN : 0;
-  }
-  for (;;) {
-    const std::chrono::nanoseconds slice = next_slice(timeout);
-    pollfd entry{fd_, events, 0};
-    const PollTimeout limit(slice);
-    const int rc = ::ppoll(&entry, 1, limit.pointer, nullptr);
-    if (rc > 0) return entry.revents;
-    if (rc < 0) {
-      wake_result(errno);  // EINTR: a wake with nothing to do
-      return 0;
-    }
-    check_bound();
-    if (error_ != 0 || !time_left(timeout, slice)) return 0;
-  }
-}
-
-void Queue::check_bound() noexcept {
-  if (loopback_ != nullptr) return;
-  const auto rc = rx_ != nullptr ? ::recvfrom(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, nullptr)
-                                 : ::sendto(fd_, nullptr, 0, MSG_DONTWAIT, nullptr, 0);
-  wake_result(rc >= 0 ? 0 : errno);
+  const detail::PollResult result = kernel_->poll(events, timeout);
+  wake_result(result.error);
+  return result.revents;
 }
 
 bool Queue::interface_gone() const {
@@ -356,7 +300,6 @@ bool Queue::wait(std::chrono::nanoseconds timeout) noexcept {
 }
 
 bool Queue::spin_until_ready(std::chrono::nanoseconds timeout) noexcept {
-  if (loopback_ != nullptr) return false;
   // Bounded by a poll()'s timeout; a zero timeout (a yield next) spins the whole budget, since a
   // yield on a busy CPU gives it away for a time slice (milliseconds).
   const auto spin = timeout.count() <= 0 ? spin_ : std::min(spin_, timeout);
@@ -389,26 +332,20 @@ bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) 
       if (q->rx_ready()) return true;
     }
   }
-  if (timeout.count() == 0 || queues[0]->loopback_ != nullptr) {
+  if (timeout.count() == 0) {
     IdleWait::yield();
     return std::any_of(queues.begin(), queues.end(), [](Queue* q) { return q->rx_ready(); });
   }
-  std::vector<pollfd> fds;
-  fds.reserve(queues.size());
-  for (Queue* q : queues) fds.push_back({q->fd_, POLLIN, 0});
-  for (Queue* q : queues) detail::QueueCounters::add(q->counters_.polls, 1);
-  for (;;) {  // as Queue::poll
-    const std::chrono::nanoseconds slice = next_slice(timeout);
-    const PollTimeout limit(slice);
-    const int rc = ::ppoll(fds.data(), fds.size(), limit.pointer, nullptr);
-    if (rc != 0) return rc > 0;  // EINTR: a wake with nothing to do
-    bool failed = false;
-    for (Queue* q : queues) {
-      q->check_bound();
-      failed = failed || q->error_ != 0;
-    }
-    if (failed || !time_left(timeout, slice)) return false;
+  std::vector<detail::QueueKernel*> kernels;
+  kernels.reserve(queues.size());
+  for (Queue* q : queues) {
+    kernels.push_back(q->kernel_);
+    detail::QueueCounters::add(q->counters_.polls, 1);
   }
+  std::vector<int> errors(queues.size(), 0);
+  const bool woke = kernels[0]->poll_any(kernels, errors, timeout);
+  for (std::size_t i = 0; i < queues.size(); ++i) queues[i]->wake_result(errors[i]);
+  return woke;
 }
 
 QueueStats Queue::stats() const {
@@ -429,11 +366,7 @@ QueueStats Queue::stats() const {
                {},
                get(c.packets),
                get(c.invalid_chains)};
-  if (loopback_ != nullptr) {
-    s.kernel = detail::loopback_statistics(*loopback_, id_);
-  } else if (socket_ != nullptr) {
-    s.kernel = socket_->statistics();
-  }
+  s.kernel = kernel_->statistics();
   return s;
 }
 

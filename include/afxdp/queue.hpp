@@ -41,7 +41,7 @@ class Umem;
 class Queue;
 
 namespace detail {
-class LoopbackKernel;
+class QueueKernel;
 struct FrameOwners;
 }  // namespace detail
 
@@ -221,7 +221,7 @@ struct QueueSetup {
   Socket* socket = nullptr;
   Umem* umem = nullptr;
   FrameOwners* owners = nullptr;  // the queues sharing this UMEM, to return forwarded frames
-  LoopbackKernel* loopback = nullptr;
+  QueueKernel* kernel = nullptr;  // never null: whom to kick (the socket; a test's double)
 };
 
 }  // namespace detail
@@ -417,9 +417,6 @@ class Queue {
   void kick_tx() noexcept;
   void wake_rx() noexcept;
   int poll(short events, std::chrono::nanoseconds timeout) noexcept;
-  // After a poll() that brought nothing: a no-op recvfrom() (sendto() without rx), which says
-  // ENXIO once the kernel has unbound the socket.
-  void check_bound() noexcept;
   void wake_result(int error) noexcept;
   void end_batch(TxBatch& batch) noexcept;
   void abandon(FrameRef& frame) noexcept;
@@ -520,11 +517,11 @@ class Queue {
   Socket* socket_ = nullptr;
   Umem* umem_ = nullptr;
   detail::FrameOwners* owners_ = nullptr;
-  detail::LoopbackKernel* loopback_ = nullptr;
+  detail::QueueKernel* kernel_ = nullptr;
   // Multi-buffer only, after everything the frame paths touch.
+  // Inside an over-long chain: its descriptors are refused until its end.
   bool discarding_ = false;
-  bool multi_buffer_ = false;  // for refuse()'s message  // inside an over-long chain: its
-                               // descriptors are refused until its end
+  bool multi_buffer_ = false;  // for refuse()'s message
   std::array<Packet, max_batch> packets_{};
 };
 
