@@ -77,18 +77,26 @@ TEST_P(SteerUnderTraffic, NoFrameLostOrMisdirected) {
   std::atomic<bool> done{false};
   std::thread socket_side([&] {
     afxdp::Queue& q = port.queues().front();
+    const auto count_frame = [&](const afxdp::Frame& f) {
+      std::size_t flow = 0;
+      std::uint32_t seq = 0;
+      const auto* bytes = reinterpret_cast<const std::uint8_t*>(f.data().data());
+      if (ours(bytes, f.size(), flow, seq)) ++flows.at(flow).at_socket.at(seq);
+    };
     const auto count = [&](std::span<afxdp::Frame> frames) {
-      for (const afxdp::Frame& f : frames) {
-        std::size_t flow = 0;
-        std::uint32_t seq = 0;
-        const auto* bytes = reinterpret_cast<const std::uint8_t*>(f.data().data());
-        if (ours(bytes, f.size(), flow, seq)) ++flows.at(flow).at_socket.at(seq);
-      }
+      for (const afxdp::Frame& f : frames) count_frame(f);
+    };
+    // A multi-buffer queue hands out whole packets (here each one frame), never bare frames.
+    const auto count_packets = [&](std::span<afxdp::Packet> packets) {
+      for (const afxdp::Packet& p : packets) count_frame(p[0]);
+    };
+    const auto receive = [&] {
+      return GetParam().frags ? q.receive_packets(count_packets) : q.receive(count);
     };
     while (!done.load()) {
-      if (q.receive(count) == 0) q.wait(std::chrono::milliseconds(5));
+      if (receive() == 0) q.wait(std::chrono::milliseconds(5));
     }
-    while (q.receive(count) != 0) {
+    while (receive() != 0) {
     }
   });
   std::thread kernel_side([&] {

@@ -125,12 +125,16 @@ bool opens_before_port(const std::string& file) {
 }
 
 Port open_port(const DumpOptions& o) {
-  return Port::open(o.interface, {.queues = {o.queue},
-                                  .bind = o.skb ? BindMode::skb : BindMode::native_copy,
-                                  .attach = o.skb ? AttachMode::skb : AttachMode::native,
-                                  .transmit = false,
-                                  .multi_buffer = o.frags,
-                                  .steer = o.steer});
+  // A named config, not a braced temporary: g++ 12 with Debian's hardening flags warns that the
+  // temporary's strings may be used uninitialized (-Wmaybe-uninitialized, a false positive).
+  PortConfig config;
+  config.queues = {o.queue};
+  config.bind = o.skb ? BindMode::skb : BindMode::native_copy;
+  config.attach = o.skb ? AttachMode::skb : AttachMode::native;
+  config.transmit = false;
+  config.multi_buffer = o.frags;
+  config.steer = o.steer;
+  return Port::open(o.interface, config);
 }
 
 }  // namespace

@@ -285,13 +285,16 @@ std::vector<std::uint8_t> probe_frame(const LatencyOptions& o) {
 LatencyResult measure_xsk(const LatencyOptions& o, const SignalStop& signals) {
   interface_index(o.interface);  // "interface X does not exist", not a failed MAC query
   std::vector<std::uint8_t> frame = probe_frame(o);
-  Port port = Port::open(
-      o.interface, {.queues = {o.queue},
-                    .bind = o.skb ? BindMode::skb : BindMode::automatic,
-                    .attach = o.skb ? AttachMode::skb : AttachMode::native,
-                    .busy_poll = o.wait == LatencyWait::busy_poll,
-                    .spin_before_sleep = std::chrono::nanoseconds(std::llround(o.spin_us * 1000)),
-                    .steer = o.steer});
+  // A named config, not a braced temporary: g++ 12 with Debian's hardening flags warns that the
+  // temporary's strings may be used uninitialized (-Wmaybe-uninitialized, a false positive).
+  PortConfig config;
+  config.queues = {o.queue};
+  config.bind = o.skb ? BindMode::skb : BindMode::automatic;
+  config.attach = o.skb ? AttachMode::skb : AttachMode::native;
+  config.busy_poll = o.wait == LatencyWait::busy_poll;
+  config.spin_before_sleep = std::chrono::nanoseconds(std::llround(o.spin_us * 1000));
+  config.steer = o.steer;
+  Port port = Port::open(o.interface, config);
   Queue& queue = port.queues().front();
   XskLink link(queue, std::move(frame), o.wait, o.interface);
   LatencyResult r = measure(link, o, signals, "on " + o.interface);
