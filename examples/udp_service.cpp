@@ -20,7 +20,9 @@ int main(int argc, char** argv) try {
     return 2;
   }
   const std::string flow = std::string("udp dst port ") + argv[2];
-  auto port = afxdp::Port::open(argv[1], {.steer = {afxdp::Match::parse(flow)}});
+  afxdp::PortConfig config;  // named: g++ 12 -O3 misreads a braced temporary's strings
+  config.steer = {afxdp::Match::parse(flow)};
+  auto port = afxdp::Port::open(argv[1], config);
 
   const auto answer = [](afxdp::Frame& frame) {
     afxdp::net::Headers h = afxdp::net::parse(frame.data());
