@@ -31,7 +31,7 @@ int main(int argc, char** argv) try {
     afxdp::net::update_checksums(h);
     return afxdp::Verdict::send_back;
   };
-  afxdp::run_per_queue(port, [&](afxdp::Queue& q, std::stop_token stop) {
+  afxdp::run_per_queue(port, [&](afxdp::Queue& q, const std::stop_token& stop) {
     while (!stop.stop_requested()) {
       if (q.serve(answer) == 0) q.wait(100ms);
     }

@@ -110,7 +110,7 @@ class ClientHost {
 
   // fn() on a thread of its own inside the namespace (sockets it makes stay there).
   template <class F>
-  std::thread start(F fn) const {
+  [[nodiscard]] std::thread start(F fn) const {
     return std::thread([path = "/run/netns/" + name_, fn = std::move(fn)]() mutable {
       const int ns = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       const bool entered = ns >= 0 && ::setns(ns, CLONE_NEWNET) == 0;

@@ -71,13 +71,14 @@ class Dump : public ::testing::Test {
   }
   // Every frame is either one of ours, byte for byte, in the order sent, or the kernel's own
   // IPv6 chatter on a fresh link. Returns how many of ours there were.
-  std::size_t check(const std::vector<std::vector<std::uint8_t>>& frames) {
+  std::size_t check(const afxdp::tool::PcapFrames& frames) {
     std::size_t ours = 0;
     std::int64_t previous = -1;
-    for (const auto& f : frames) {
+    for (const std::span<const std::uint8_t> f : frames) {
       std::uint32_t sequence = 0;
       if (afxdp::lab::check_test_frame(f.data(), f.size(), sequence)) {
-        EXPECT_EQ(f, afxdp::lab::test_frame(sequence, frame_length, dst_, src_));
+        EXPECT_EQ(std::vector<std::uint8_t>(f.begin(), f.end()),
+                  afxdp::lab::test_frame(sequence, frame_length, dst_, src_));
         EXPECT_GT(std::int64_t{sequence}, previous);
         previous = sequence;
         ++ours;

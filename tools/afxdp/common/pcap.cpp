@@ -20,7 +20,7 @@ struct PcapCloser {
 
 }  // namespace
 
-std::vector<std::vector<std::uint8_t>> read_pcap(const std::string& path, std::uint64_t max_bytes) {
+PcapFrames read_pcap(const std::string& path, std::uint64_t max_bytes) {
   const std::string name = describe(path, "standard input");
   char errbuf[PCAP_ERRBUF_SIZE] = {};
   std::unique_ptr<pcap_t, PcapCloser> in(pcap_open_offline(path.c_str(), errbuf));
@@ -29,7 +29,7 @@ std::vector<std::vector<std::uint8_t>> read_pcap(const std::string& path, std::u
     const char* type = pcap_datalink_val_to_name(pcap_datalink(in.get()));
     throw std::runtime_error(name + ": link type " + (type ? type : "unknown") + ", not Ethernet");
   }
-  std::vector<std::vector<std::uint8_t>> frames;
+  PcapFrames frames;
   std::uint64_t bytes = 0;
   for (;;) {
     pcap_pkthdr* header = nullptr;
@@ -51,7 +51,7 @@ std::vector<std::vector<std::uint8_t>> read_pcap(const std::string& path, std::u
       throw std::invalid_argument(name + ": more than " + std::to_string(max_bytes) +
                                   " bytes of frames; at most that is replayed");
     }
-    frames.emplace_back(data, data + header->caplen);
+    frames.push_back({data, header->caplen});
   }
   return frames;
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <ctime>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -12,13 +13,48 @@ struct pcap_dumper;  // libpcap's pcap_dumper_t
 
 namespace afxdp::tool {
 
+// The frames of a capture, stored one after another in one buffer (a frame costs its bytes and
+// an offset, not an allocation of its own: a capture near txpush's limit stays near its size).
+class PcapFrames {
+ public:
+  [[nodiscard]] std::size_t size() const noexcept { return offsets_.size() - 1; }
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+  [[nodiscard]] std::span<const std::uint8_t> operator[](std::size_t i) const noexcept {
+    return {bytes_.data() + offsets_[i], offsets_[i + 1] - offsets_[i]};
+  }
+  void push_back(std::span<const std::uint8_t> frame) {
+    bytes_.insert(bytes_.end(), frame.begin(), frame.end());
+    offsets_.push_back(bytes_.size());
+  }
+  // Frame by frame, in order.
+  class Iterator {
+   public:
+    Iterator(const PcapFrames& frames, std::size_t i) noexcept : frames_(&frames), i_(i) {}
+    std::span<const std::uint8_t> operator*() const noexcept { return (*frames_)[i_]; }
+    Iterator& operator++() noexcept {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iterator& other) const noexcept { return i_ == other.i_; }
+
+   private:
+    const PcapFrames* frames_;
+    std::size_t i_;
+  };
+  [[nodiscard]] Iterator begin() const noexcept { return {*this, 0}; }
+  [[nodiscard]] Iterator end() const noexcept { return {*this, size()}; }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+  std::vector<std::size_t> offsets_{0};
+};
+
 // Every frame of the pcap file at `path` ("-": standard input), in order. Throws
 // std::runtime_error naming the file and the problem when it cannot be opened, is not a pcap
 // file, is not Ethernet, is truncated or corrupt, or holds a frame cut short by the capture
 // (captured length != original length: replaying it would send a different frame);
 // std::invalid_argument as soon as the frames read pass `max_bytes`.
-std::vector<std::vector<std::uint8_t>> read_pcap(const std::string& path,
-                                                 std::uint64_t max_bytes = UINT64_MAX);
+PcapFrames read_pcap(const std::string& path, std::uint64_t max_bytes = UINT64_MAX);
 
 // Writes Ethernet frames to a pcap file ("-": standard output), microsecond timestamps.
 // Not thread-safe: one thread writes.

@@ -3,6 +3,7 @@
 // read-only by every queue.
 #pragma once
 
+#include "common/pcap.hpp"
 #include "subcommands.hpp"
 #include "xsk/xsk_run.hpp"
 
@@ -16,7 +17,7 @@ Command add_txpush(CLI::App& parent);
 // What every queue sends: the UDP frame, or the capture's frames in order.
 struct TxFrames {
   std::vector<std::uint8_t> packet;
-  std::vector<std::vector<std::uint8_t>> replay;
+  PcapFrames replay;
   std::uint64_t replay_total = 0;  // frames to send in all (--loop times the capture), per queue
 };
 
