@@ -43,7 +43,9 @@ TupleBytes bytes_of(const Tuple& t) {
 }
 
 void set_prefix(std::uint8_t* mask, std::uint8_t* value, const IpPrefix& p) {
-  for (unsigned bit = 0; bit < p.length; ++bit) mask[bit / 8] |= 0x80U >> (bit % 8);
+  for (unsigned bit = 0; bit < p.length; ++bit) {
+    mask[bit / 8] = static_cast<std::uint8_t>(mask[bit / 8] | (0x80U >> (bit % 8)));
+  }
   for (unsigned i = 0; i < 16; ++i) value[i] = p.address.at(i) & mask[i];
 }
 
