@@ -1,6 +1,8 @@
 // Multi-buffer on testing::Loopback: packets larger than a frame arrive as chains, are handed
 // over whole (never half, whatever the batch size), go back out as chains, and every frame is
 // accounted for after every call.
+#include "expect_accounted.hpp"
+
 #include <afxdp/detail/uapi.hpp>
 #include <afxdp/packet.hpp>
 #include <afxdp/queue.hpp>
@@ -38,13 +40,7 @@ std::vector<std::byte> whole(const Packet& p) {
   return out;
 }
 
-void expect_accounted(const Queue& q) {
-  EXPECT_EQ(q.account().total(), q.frames());
-  EXPECT_EQ(q.ledger().errors(), 0U) << q.ledger().first_error();
-  if constexpr (afxdp::FrameLedger::enabled) {
-    EXPECT_EQ(q.ledger().total(), q.frames());
-  }
-}
+using queue_test::expect_accounted;
 
 LoopbackConfig mb(std::uint32_t frames = 128, std::uint32_t ring = 64) {
   return {.frames_per_queue = frames,

@@ -2,6 +2,8 @@
 // batch, an empty frame, a verb the queue lacks, the frame API on a multi-buffer queue) or the
 // kernel does (a duplicated completion), on testing::Loopback: every frame handled at most once,
 // none lost, and the queue keeps working.
+#include "expect_accounted.hpp"
+
 #include <afxdp/packet.hpp>
 #include <afxdp/queue.hpp>
 #include <afxdp/testing/loopback.hpp>
@@ -30,13 +32,7 @@ std::vector<std::byte> packet(std::uint32_t sequence, std::size_t size = 64) {
   return bytes;
 }
 
-void expect_accounted(const Queue& q) {
-  EXPECT_EQ(q.account().total(), q.frames());
-  EXPECT_EQ(q.ledger().errors(), 0U) << q.ledger().first_error();
-  if constexpr (afxdp::FrameLedger::enabled) {
-    EXPECT_EQ(q.ledger().total(), q.frames());
-  }
-}
+using queue_test::expect_accounted;
 
 // Issue 27 item 4: a verb the queue has no ring for is one clear error, before any ring moves.
 TEST(QueueMisuse, AVerbTheQueueHasNoRingForThrowsLogicError) {

@@ -1,6 +1,8 @@
 // The Queue's invariants, on testing::Loopback (the kernel's side of the rings in memory): no
 // frame lost or lent twice whatever the kernel does, and every frame accounted for after every
 // call.
+#include "expect_accounted.hpp"
+
 #include <afxdp/queue.hpp>
 #include <afxdp/testing/loopback.hpp>
 
@@ -26,14 +28,7 @@ std::vector<std::byte> packet(std::uint32_t sequence, std::size_t size = 64) {
   return bytes;
 }
 
-// Every frame is in one place, and the debug ledger (dev builds) saw no impossible move.
-void expect_accounted(const Queue& q) {
-  EXPECT_EQ(q.account().total(), q.frames());
-  EXPECT_EQ(q.ledger().errors(), 0U) << q.ledger().first_error();
-  if constexpr (afxdp::FrameLedger::enabled) {
-    EXPECT_EQ(q.ledger().total(), q.frames());
-  }
-}
+using queue_test::expect_accounted;
 
 const auto echo = [](Frame&) { return Verdict::send_back; };
 
