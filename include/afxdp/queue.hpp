@@ -21,8 +21,8 @@
 #include <afxdp/frame_pool.hpp>
 #include <afxdp/idle_wait.hpp>
 #include <afxdp/packet.hpp>
+#include <afxdp/queue_stats.hpp>
 #include <afxdp/ring.hpp>
-#include <afxdp/statistics.hpp>
 
 #include <array>
 #include <atomic>
@@ -59,50 +59,6 @@ concept PacketHandler =
     std::invocable<H&, Packet&> && std::same_as<std::invoke_result_t<H&, Packet&>, Verdict>;
 template <class R>
 concept PacketReader = std::invocable<R&, std::span<Packet>>;
-
-// What a Queue counted, and the kernel's XDP_STATISTICS for its socket.
-struct QueueStats {
-  std::uint64_t received = 0;     // frames taken off the rx ring
-  std::uint64_t sent = 0;         // frames the kernel completed on this queue's tx ring
-  std::uint64_t dropped = 0;      // Verdict::drop
-  std::uint64_t forwarded = 0;    // Verdict::forward, out of the other queue
-  std::uint64_t tx_full = 0;      // turns that left frames on rx because tx had no room
-  std::uint64_t wakeups = 0;      // sendto/recvfrom kicks
-  std::uint64_t polls = 0;        // poll() calls
-  std::uint64_t empty_turns = 0;  // receive/serve/forward calls that found rx empty
-  // Descriptors from the kernel outside this queue's frames, completions for frames not out on
-  // tx, and frames refused for sending (empty, or sent inside a batch).
-  std::uint64_t refused = 0;
-  std::uint64_t abandoned = 0;  // FrameRefs destroyed without send() or recycle()
-  XdpStatistics kernel;
-  // receive_packets/serve_packets: whole packets handed over (received counts their fragments),
-  // and chains refused (longer than max_fragments, or holding a refused descriptor; their
-  // frames recycled).
-  std::uint64_t packets = 0;
-  std::uint64_t invalid_chains = 0;
-
-  friend QueueStats operator-(const QueueStats& a, const QueueStats& b) noexcept {
-    return {a.received - b.received,
-            a.sent - b.sent,
-            a.dropped - b.dropped,
-            a.forwarded - b.forwarded,
-            a.tx_full - b.tx_full,
-            a.wakeups - b.wakeups,
-            a.polls - b.polls,
-            a.empty_turns - b.empty_turns,
-            a.refused - b.refused,
-            a.abandoned - b.abandoned,
-            a.kernel - b.kernel,
-            a.packets - b.packets,
-            a.invalid_chains - b.invalid_chains};
-  }
-};
-
-// Where a queue's frames are (see the top of this file).
-struct FrameAccount {
-  std::uint32_t free = 0, fill = 0, tx = 0, held = 0;
-  [[nodiscard]] std::uint32_t total() const noexcept { return free + fill + tx + held; }
-};
 
 // A frame kept past the handler's return (Queue::keep). Move-only; ended by Queue::send or
 // Queue::recycle. One destroyed without either is counted as abandoned and its frame recycled.
