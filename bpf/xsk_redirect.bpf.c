@@ -245,44 +245,50 @@ static __noinline long match_parsed(struct xdp_md *ctx) {
 }
 
 // The slot of the first rule the frame matches, or -1: the port table, then the shapes. The
-// commonest frames (untagged; IPv6 without extension headers) are parsed here in straight-line
-// code, as parse() would, and reach the stack only when a shape must be hashed.
+// commonest frames (untagged; IPv4 without options, IPv6 without extension headers; at least
+// 38 bytes) are parsed here in straight-line code, as parse() would, and reach the stack only
+// when a shape must be hashed; the others go to match_parsed.
 static __always_inline long match(struct xdp_md *ctx) {
   void *data = (void *)(long)ctx->data;
   void *end = (void *)(long)ctx->data_end;
-  if (data + ETH_HLEN > end) return match_parsed(ctx);
+  if (data + ETH_HLEN + 20 + 4 > end) return match_parsed(ctx);
   __be16 ethertype = *(__be16 *)(data + 12);
+  __u8 *ip = data + ETH_HLEN;
   __u8 proto = 0, flags = 0;
-  __be16 sport = 0, dport = 0;
-  __u32 l4 = 0;
+  __be16 *ports = 0;
   if (ethertype == bpf_htons(ETH_P_IP)) {
-    __u8 *ip = data + ETH_HLEN;
-    if ((void *)(ip + 20) > end) goto parsed;
-    __u32 ihl = (ip[0] & 0x0f) * 4U;
-    if (ihl < 20) goto parsed;
+    if (ip[0] != 0x45) return match_parsed(ctx);  // options (or not version 4)
     proto = ip[9];
-    if (*(__be16 *)(ip + 6) & bpf_htons(0x1fff)) goto parsed;  // a later fragment: no ports
-    l4 = ETH_HLEN + ihl;
+    if (!(*(__be16 *)(ip + 6) & bpf_htons(0x1fff))) ports = (__be16 *)(ip + 20);
   } else if (ethertype == bpf_htons(ETH_P_IPV6)) {
-    __u8 *ip = data + ETH_HLEN;
-    if ((void *)(ip + 40) > end) goto parsed;
+    if ((void *)(ip + 40 + 4) > end) return match_parsed(ctx);
     proto = ip[6];
-    if (is_ipv6_extension(proto)) return match_parsed(ctx);
-    l4 = ETH_HLEN + 40;
+    ports = (__be16 *)(ip + 40);
   } else if (ethertype == bpf_htons(ETH_P_8021Q) || ethertype == bpf_htons(ETH_P_8021AD)) {
     return match_parsed(ctx);
   }
-  if (l4 && (proto == IPPROTO_UDP || proto == IPPROTO_TCP || proto == IPPROTO_SCTP)) {
-    __be16 *ports = data + l4;
-    if ((void *)(ports + 2) <= end) {
-      sport = ports[0];
-      dport = ports[1];
-      flags = AFXDP_STEER_PORTS;
-    }
+  __be16 sport = 0, dport = 0;
+  if (ports) {
+    // The port table's row of this protocol and family: cell (UDP 0, TCP 1, SCTP 2) * 2 + IPv6.
+    __u16 *row = steer_ports.slots;
+    if (ethertype == bpf_htons(ETH_P_IPV6)) row += 1U << 16;
+    if (proto == IPPROTO_UDP)
+      ;
+    else if (proto == IPPROTO_TCP)
+      row += 2U << 16;
+    else if (proto == IPPROTO_SCTP)
+      row += 4U << 16;
+    else if (ethertype == bpf_htons(ETH_P_IPV6) && is_ipv6_extension(proto))
+      return match_parsed(ctx);
+    else
+      goto no_ports;
+    sport = ports[0];
+    dport = ports[1];
+    flags = AFXDP_STEER_PORTS;
+    __u32 fast = READ_ONCE_U16(row[bpf_ntohs(dport) & 0xffff]);
+    if (fast) return fast - 1;
   }
-parsed:;
-  __u32 fast = port_rule(ethertype, proto, flags, dport);
-  if (fast) return fast - 1;
+no_ports:;
   __u32 bits = candidates(ethertype, proto, flags);
   if (!bits) return -1;
   struct afxdp_steer_tuple t = {
