@@ -67,6 +67,40 @@ int plain_redirect_program(int& map_fd) {
               "plain_redirect");
 }
 
+// Floors, to read the table against. Bounds-check and read the EtherType, then XDP_PASS: the
+// least any program that looks at a frame pays.
+int touch_program() {
+  return load(
+      {insn(BPF_LDX | BPF_MEM | BPF_W, 2, 1, offsetof(xdp_md, data), 0),
+       insn(BPF_LDX | BPF_MEM | BPF_W, 3, 1, offsetof(xdp_md, data_end), 0),
+       insn(BPF_ALU64 | BPF_MOV | BPF_X, 4, 2, 0, 0),
+       insn(BPF_ALU64 | BPF_ADD | BPF_K, 4, 0, 0, 14), insn(BPF_JMP | BPF_JGT | BPF_X, 4, 3, 1, 0),
+       insn(BPF_LDX | BPF_MEM | BPF_H, 0, 2, 12, 0),
+       insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, XDP_PASS), insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)},
+      "touch_pass");
+}
+
+// The plain redirect plus one per-CPU counter (slot 0): the least a program that counts hits
+// per rule pays on a matching frame.
+int counted_redirect_program(int xskmap) {
+  const int hits = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "hits", 4, 8, 1, nullptr);
+  if (hits < 0) throw std::system_error(errno, std::generic_category(), "bpf_map_create");
+  return load(
+      {insn(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0), insn(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0),
+       insn(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+       insn(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+       insn(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, hits), insn(0, 0, 0, 0, 0),
+       insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+       insn(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3, 0), insn(BPF_LDX | BPF_MEM | BPF_DW, 1, 0, 0, 0),
+       insn(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, 1), insn(BPF_STX | BPF_MEM | BPF_DW, 0, 1, 0, 0),
+       insn(BPF_LDX | BPF_MEM | BPF_W, 2, 6, offsetof(xdp_md, rx_queue_index), 0),
+       insn(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, xskmap), insn(0, 0, 0, 0, 0),
+       insn(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, XDP_DROP),
+       insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_redirect_map),
+       insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)},
+      "counted_redirect");
+}
+
 // Nanoseconds per run of `prog` on `frame`: the thread's CPU time over `repeat` runs (ns
 // resolution and no time preempted; the kernel's own average is whole ns only).
 double ns_per_frame(int prog, const std::vector<std::uint8_t>& frame, int repeat,
@@ -188,6 +222,13 @@ int main(int argc, char** argv) try {
   std::printf("ns per frame, median of %d rounds of %d runs; ratios: median of the per-round\n",
               b.rounds, b.repeat);
   std::printf("reference / steering (>= 1: as fast); passing frames against XDP_PASS-only\n\n");
+  const Versus touch = versus(b.pass, touch_program(), b.arp, b.repeat, b.rounds, XDP_PASS);
+  std::printf("floor: XDP_PASS-only %.1f ns; reading the EtherType first %.1f ns (%.2fx)\n",
+              touch.ref_ns, touch.ns, touch.ratio);
+  const Versus counted =
+      versus(b.plain, counted_redirect_program(xskmap), b.hit, b.repeat, b.rounds, XDP_DROP);
+  std::printf("floor: plain redirect %.1f ns; with a per-CPU counter %.1f ns (%.2fx)\n\n",
+              counted.ref_ns, counted.ns, counted.ratio);
   std::printf(
       "| rules | matching frame ns (Mpps) | plain redirect ns | vs plain | passing UDP ns | vs "
       "XDP_PASS-only | passing ARP ns | vs XDP_PASS-only |\n");

@@ -288,7 +288,8 @@ static __always_inline long match(struct xdp_md *ctx) {
     __u32 fast = READ_ONCE_U16(row[bpf_ntohs(dport) & 0xffff]);
     if (fast) return fast - 1;
   }
-no_ports:;
+no_ports:
+  if (!READ_ONCE_U32(steer_shapes.count)) return -1;  // port rules only: no shape to hash
   __u32 bits = candidates(ethertype, proto, flags);
   if (!bits) return -1;
   struct afxdp_steer_tuple t = {
