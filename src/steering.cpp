@@ -336,13 +336,6 @@ void Steering::State::withdraw(const Shape& shape) const {
 
 void Steering::State::publish_all() const {
   write_filter();
-  for (detail::SteerTables* p : programs) {
-    for (std::uint32_t i = 0; i < port_table.size(); ++i) {
-      if (port_table[i] != 0) {
-        std::atomic_ref(p->ports->slots[i]).store(port_table[i], std::memory_order_release);
-      }
-    }
-  }
   for (const auto& [mask, shape] : shapes) publish(shape, mask);
   if (!active) return;
   for (detail::SteerTables* p : programs) word(p->shapes->on).store(1, std::memory_order_release);
@@ -515,6 +508,11 @@ void Steering::attach(XskProgram& program) {
   try {
     for (const State::Rule& r : s.rules) s.zero_hits(r.slot);
     for (const auto& [k, owners] : s.keys) s.write_entry(k, owners.front());
+    for (std::uint32_t i = 0; i < s.port_table.size(); ++i) {
+      if (s.port_table[i] != 0) {
+        std::atomic_ref(tables->ports->slots[i]).store(s.port_table[i], std::memory_order_release);
+      }
+    }
     s.publish_all();
   } catch (...) {
     s.programs = std::move(others);
