@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <poll.h>
+#include <stdexcept>
 #include <thread>
 
 namespace afxdp::conformance {
@@ -98,10 +99,19 @@ Link::Link(const lab::VethPair& veth, const Mode& m, const LinkSetup& s)
       a(a_umem, socket_config(veth.a(), m, s, s.bidirectional ? s.rx_size : 0, s.tx_size)),
       b(b_umem, socket_config(veth.b(), m, s, s.rx_size, s.bidirectional ? s.tx_size : 0)) {
   if (!s.attach_programs) return;
-  a_program.emplace(XskProgramConfig{.interface = veth.a(), .mode = m.attach});
-  b_program.emplace(XskProgramConfig{.interface = veth.b(), .mode = m.attach});
+  a_program.emplace(
+      XskProgramConfig{.interface = veth.a(), .mode = m.attach, .queues = s.xskmap_entries});
+  b_program.emplace(
+      XskProgramConfig{.interface = veth.b(), .mode = m.attach, .queues = s.xskmap_entries});
   a_program->insert(0, a.fd());
   b_program->insert(0, b.fd());
+}
+
+Socket sharing_socket(Socket& first, const Mode& mode, bool receives) {
+  LinkSetup setup;
+  setup.multi_buffer = false;  // taken from the UMEM's first socket (the kernel refuses both)
+  return {first.umem(), socket_config(first.config().interface, mode, setup,
+                                      receives ? setup.rx_size : 0, receives ? 0 : setup.tx_size)};
 }
 
 std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len) {
@@ -112,7 +122,7 @@ std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len) {
 
 Sender::Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
                std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac)
-    : socket_(socket),
+    : sockets_{&socket},
       stream_(stream),
       dst_(dst_mac),
       src_(src_mac),
@@ -124,23 +134,48 @@ Sender::Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t 
     free_.push_back(first_frame + std::uint64_t{i} * frame_size);
 }
 
+void Sender::add_socket(Socket& socket) {
+  if (&socket.completion() != &sockets_.front()->completion()) {
+    throw std::invalid_argument("Sender::add_socket: " + socket.name() +
+                                " does not share the first socket's completion ring");
+  }
+  sockets_.push_back(&socket);
+}
+
+std::size_t Sender::consumed() {
+  std::size_t on_rings = 0;
+  for (Socket* s : sockets_) on_rings += s->tx().outstanding();
+  return next_ - on_rings;
+}
+
 bool Sender::valid(std::size_t i) const {
   const Packet& p = stream_[i];
   // The verdict depends on the address only through its offset in the frame, so a stand-in
   // frame (the first free one, or frame 1 when the offset is negative) gives the same answer.
-  const std::uint64_t frame = socket_.umem().config().frame_size;
+  const std::uint64_t frame = sockets_.front()->umem().config().frame_size;
   const std::uint64_t addr =
       p.addr ? *p.addr : static_cast<std::uint64_t>(static_cast<std::int64_t>(frame) + p.offset);
   return valid_tx_descriptor(xdp_desc{addr, p.len, p.options}, rules_);
 }
 
 std::uint32_t Sender::send(std::uint32_t max) {
-  TxRing& tx = socket_.tx();
-  Umem& umem = socket_.umem();
+  if (all_queued()) return 0;
+  // One call fills one socket's tx ring: the next packets that this socket sends.
+  const std::uint8_t from = stream_[next_].socket;
+  if (from >= sockets_.size()) {
+    fail("packet " + std::to_string(next_) + " names socket " + std::to_string(from));
+    return 0;
+  }
+  // At a change of socket, as the kernel's send_pkts (wait_for_tx_completion after each batch):
+  // the previous socket's packets all completed first, so the two sockets' packets leave in
+  // stream order (each kick sends at most tx_budget of one socket's ring).
+  if (next_ != 0 && stream_[next_ - 1].socket != from && awaiting_valid_ != 0) return 0;
+  TxRing& tx = sockets_[from]->tx();
+  Umem& umem = sockets_[from]->umem();
   std::uint32_t n = 0;
   // Count how many of the next packets we can place (frames permitting), then reserve that many.
   std::uint32_t frames_needed = 0;
-  while (n < max && next_ + n < stream_.size()) {
+  while (n < max && next_ + n < stream_.size() && stream_[next_ + n].socket == from) {
     const std::uint32_t need = stream_[next_ + n].addr ? 0 : 1;
     if (frames_needed + need > free_.size()) break;
     frames_needed += need;
@@ -179,13 +214,15 @@ std::uint32_t Sender::send(std::uint32_t max) {
 }
 
 void Sender::kick() {
-  if (!socket_.tx().needs_wakeup()) return;
-  const WakeStatus status = socket_.wake_tx();
-  if (!status.transient()) fail("sendto on " + socket_.name() + ": " + std::strerror(status.error));
+  for (Socket* s : sockets_) {
+    if (!s->tx().needs_wakeup()) continue;
+    const WakeStatus status = s->wake_tx();
+    if (!status.transient()) fail("sendto on " + s->name() + ": " + std::strerror(status.error));
+  }
 }
 
 std::uint32_t Sender::complete() {
-  CompletionRing& cq = socket_.completion();
+  CompletionRing& cq = sockets_.front()->completion();
   const std::uint32_t n = cq.peek(batch);
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint64_t addr = cq.at(i);
@@ -223,7 +260,10 @@ void Sender::finish(int ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   complete();
-  if (socket_.tx().outstanding() != 0) fail("finish with descriptors left on the tx ring");
+  for (Socket* s : sockets_) {
+    if (s->tx().outstanding() != 0)
+      fail("finish with descriptors left on " + s->name() + "'s tx ring");
+  }
   for (const Outstanding& o : outstanding_) {
     if (o.valid) {
       fail("valid descriptor " + std::to_string(o.addr) + " never completed");

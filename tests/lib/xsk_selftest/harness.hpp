@@ -68,6 +68,7 @@ struct LinkSetup {
   bool attach_programs = true;  // the embedded redirect program on both ends
   bool unaligned = false;       // XDP_UMEM_UNALIGNED_CHUNK_FLAG, UMEMs on 2 MiB hugepages
   bool multi_buffer = false;    // both sockets bound with XDP_USE_SG (the kernel's MTU 9000 cases)
+  std::uint32_t xskmap_entries = 0;  // the redirect programs' XSKMAPs; 0: the queue count
 };
 
 // A veth pair's ends `a` (sends) and `b` (receives), each with a UMEM, one AF_XDP socket on
@@ -80,6 +81,11 @@ struct Link {
   Socket a, b;
   std::optional<XskProgram> a_program, b_program;
 };
+
+// A second socket on `first`'s UMEM, interface and queue (XDP_SHARED_UMEM: it shares the fill and
+// completion rings), with only an rx ring (`receives`) or only a tx ring; the kernel's
+// xsk_configure with nb_sockets = 2.
+Socket sharing_socket(Socket& first, const Mode& mode, bool receives);
 
 // A fresh veth pair for the conformance cases: IPv6 off (as the kernel's runner does, so the
 // stack sends nothing of its own) and, in busy-poll modes, the NAPI settings test_xsk.sh uses.
@@ -99,6 +105,7 @@ struct Packet {
   std::optional<std::uint64_t> addr{};  // or this address as it is, no frame taken
   std::uint32_t options = 0;
   std::uint8_t dst_last = 0xff;  // the destination MAC's last byte; 0xff: the receiver's
+  std::uint8_t socket = 0;       // which of the Sender's sockets sends it (add_socket)
 };
 std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len);
 
@@ -108,15 +115,23 @@ std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len);
 // descriptor is counted in tx_invalid_descs; whether its address also comes back on the
 // completion ring depends on the kernel (this one does, in copy mode), so it may, once: its frame
 // is the application's again either way, by completion or by finish().
+// A Sender may send from several sockets on one UMEM and queue (the kernel's two sending sockets
+// of XDP_PROG_CLEANUP and XDP_SHARED_UMEM): each packet from the socket it names, the frames from
+// one pool, the completions from the completion ring they share.
 class Sender {
  public:
   Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
          std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac);
 
+  // Packets whose `socket` is the next index go out on `socket`, which must share the first
+  // socket's completion ring (same UMEM, interface and queue).
+  void add_socket(Socket& socket);
+
   // Put up to `max` packets on the tx ring (fewer when out of frames or ring slots); returns how
   // many.
   std::uint32_t send(std::uint32_t max);
-  // Kick the kernel (sendto) if the tx ring asks for it; records an unexpected error.
+  // Kick the kernel (sendto) on each socket whose tx ring asks for it; records an unexpected
+  // error.
   void kick();
   // Take completions: each must name a descriptor submitted and not completed yet.
   std::uint32_t complete();
@@ -126,8 +141,8 @@ class Sender {
 
   [[nodiscard]] bool all_queued() const noexcept { return next_ == stream_.size(); }
   [[nodiscard]] std::size_t next() const noexcept { return next_; }
-  // Packets the kernel has taken from the tx ring (refreshes its consumer index).
-  std::size_t consumed() { return next_ - socket_.tx().outstanding(); }
+  // Packets the kernel has taken from the tx rings (refreshes their consumer indices).
+  std::size_t consumed();
   // Valid descriptors not completed yet (on the tx ring, in the kernel or on the completion ring).
   [[nodiscard]] std::uint32_t awaiting() const noexcept { return awaiting_valid_; }
   [[nodiscard]] bool all_completed() const noexcept { return awaiting_valid_ == 0; }
@@ -145,13 +160,13 @@ class Sender {
   // The kernel's verdict we expect for packet i (the raw layer's tx_descriptor_fault).
   [[nodiscard]] bool valid(std::size_t i) const;
   [[nodiscard]] const std::string& error() const noexcept { return error_; }
-  Socket& socket() noexcept { return socket_; }
+  Socket& socket() noexcept { return *sockets_.front(); }
 
  private:
   void fail(const std::string& what) {
     if (error_.empty()) error_ = what;
   }
-  Socket& socket_;
+  std::vector<Socket*> sockets_;
   const std::vector<Packet>& stream_;
   MacAddress dst_, src_;
   TxDescriptorRules rules_;

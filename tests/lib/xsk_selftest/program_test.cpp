@@ -170,31 +170,33 @@ TEST_P(Conformance, XDP_METADATA_COPY_through_Port) {
 // The kernel's case name is also the uapi bind flag's macro: out of the way for the test's name.
 #pragma push_macro("XDP_SHARED_UMEM")
 #undef XDP_SHARED_UMEM
-// Two sockets on one UMEM and one queue (the second shares the first's fill and completion
-// rings); the program picks the socket by destination MAC. Each gets its own half, in order.
+// As the kernel's case: two sockets on one UMEM and queue at each end (the second sharing the
+// first's fill and completion rings). The tx sockets take turns, a batch each, socket k sending
+// to destination MAC ..:2k+1; the program picks rx socket h_dest[5] / 2. Each rx socket gets
+// exactly its tx socket's half, in order.
 TEST_P(Conformance, XDP_SHARED_UMEM) {
   AFXDP_REQUIRE_SYSTEM();
   const auto veth = make_veth(GetParam());
-  const LinkSetup setup{.rx_frames = 2 * default_frames};
-  ProgramLink p(veth, GetParam(), "steer_by_mac", setup);
-  Socket second(p.link.b_umem, {.interface = veth.b(),
-                                .mode = GetParam().bind,
-                                .tx_size = 0,
-                                .busy_poll = GetParam().busy_poll,
-                                .busy_poll_budget = batch});
-  ASSERT_EQ(&second.fill(), &p.link.b.fill());
-  p.link.b_program->insert(1, second.fd());
+  ProgramLink p(veth, GetParam(), "steer_by_mac");
+  Socket second_tx = sharing_socket(p.link.a, GetParam(), false);
+  Socket second_rx = sharing_socket(p.link.b, GetParam(), true);
+  ASSERT_EQ(&second_rx.fill(), &p.link.b.fill());
+  p.link.b_program->insert(1, second_rx.fd());
   auto stream = uniform_stream(default_packets, min_packet);
   for (std::size_t i = 0; i < stream.size(); ++i) {
-    stream[i].dst_last = static_cast<std::uint8_t>(2 * (i % 2) + 1);  // socket i % 2
+    stream[i].socket = static_cast<std::uint8_t>((i / batch) % 2);
+    stream[i].dst_last = static_cast<std::uint8_t>(2 * stream[i].socket + 1);
   }
-  Sender sender = sender_on(p.link.a, p.link.b, stream, setup);
-  Receiver even = receiver_on(p.link.b, setup);
-  even.lend();  // all 2048 frames, on the fill ring both sockets draw from
-  Receiver odd(second, 0, setup.rx_frames);
-  expect_valid(even, sender, stream, [](std::uint32_t i) { return i % 2 == 0; });
-  expect_valid(odd, sender, stream, [](std::uint32_t i) { return i % 2 == 1; });
-  EXPECT_EQ(run_traffic(sender, {&even, &odd}), "");
+  Sender sender = sender_on(p.link.a, p.link.b, stream, p.link.setup);
+  sender.add_socket(second_tx);
+  Receiver first = receiver_on(p.link.b, p.link.setup);
+  first.lend();  // all 1024 frames, on the fill ring both sockets draw from
+  Receiver second(second_rx, 0, p.link.setup.rx_frames);
+  expect_valid(first, sender, stream, [&](std::uint32_t i) { return stream[i].socket == 0; });
+  expect_valid(second, sender, stream, [&](std::uint32_t i) { return stream[i].socket == 1; });
+  EXPECT_EQ(run_traffic(sender, {&first, &second}), "");
+  EXPECT_EQ(first.received(), default_packets / 2);
+  EXPECT_EQ(second.received(), default_packets / 2);
 }
 #pragma pop_macro("XDP_SHARED_UMEM")
 

@@ -123,32 +123,38 @@ TEST_P(Conformance, HW_SW_MAX_RING_SIZE) {
   EXPECT_EQ(run_traffic(sender, {&receiver}, {.tx_batch = 2048, .rx_batch = 2048}), "");
 }
 
-// XDP_PROG_CLEANUP: traffic to a first socket, then the XSKMAP entry moved to a second socket on
-// the same UMEM and queue (sharing its fill ring): traffic reaches the second, the program stays.
+// XDP_PROG_CLEANUP, as the kernel's: two sockets on one UMEM and queue at each end (the second
+// sharing the first's fill and completion rings) and both receiving ones in the XSKMAP (0, 1).
+// Round one: both tx sockets send the default stream, a batch each in turn; the redirect program
+// gives all of it to the first rx socket. Round two: the XSKMAP's entry 0 moved to the second rx
+// socket and the second tx socket alone sends the stream again: all of it reaches the second rx
+// socket, none the first, and the same program is still attached.
 TEST_P(Conformance, XDP_PROG_CLEANUP) {
   AFXDP_REQUIRE_SYSTEM();
   const auto veth = make_veth(GetParam());
-  Link link(veth, GetParam());
-  Socket second(link.b_umem, {.interface = veth.b(),
-                              .mode = GetParam().bind,
-                              .tx_size = 0,
-                              .busy_poll = GetParam().busy_poll,
-                              .busy_poll_budget = batch});
+  Link link(veth, GetParam(), {.xskmap_entries = 2});
+  Socket second_tx = sharing_socket(link.a, GetParam(), false);
+  Socket second_rx = sharing_socket(link.b, GetParam(), true);
+  link.b_program->insert(1, second_rx.fd());
   const std::uint32_t program = link.b_program->program_id();
-  const auto stream = uniform_stream(default_packets, min_packet);
+  auto both = uniform_stream(default_packets, min_packet);
+  for (std::size_t i = 0; i < both.size(); ++i) both[i].socket = (i / batch) % 2;
   Receiver first_receiver = receiver_on(link.b, link.setup);
   first_receiver.lend();
   {
-    Sender sender = sender_on(link.a, link.b, stream, link.setup);
-    expect_valid(first_receiver, sender, stream);
-    ASSERT_EQ(run_traffic(sender, {&first_receiver}), "") << "first socket";
+    Sender sender = sender_on(link.a, link.b, both, link.setup);
+    sender.add_socket(second_tx);
+    expect_valid(first_receiver, sender, both);
+    ASSERT_EQ(run_traffic(sender, {&first_receiver}), "") << "round one";
+    ASSERT_EQ(sender.sent_valid(), default_packets);
   }
-  link.b_program->insert(0, second.fd());
-  Sender sender = sender_on(link.a, link.b, stream, link.setup);
-  Receiver second_receiver(second, 0, link.setup.rx_frames);
+  link.b_program->insert(0, second_rx.fd());
+  const auto stream = uniform_stream(default_packets, min_packet);
+  Sender sender = sender_on(second_tx, link.b, stream, link.setup);
+  Receiver second_receiver(second_rx, 0, link.setup.rx_frames);
   second_receiver.already_lent();  // the first receiver's frames, on the fill ring they share
   expect_valid(second_receiver, sender, stream);
-  EXPECT_EQ(run_traffic(sender, {&second_receiver}), "") << "second socket";
+  EXPECT_EQ(run_traffic(sender, {&second_receiver}), "") << "round two";
   EXPECT_EQ(first_receiver.receive(batch), 0U) << "the first socket still receives";
   EXPECT_EQ(attached_xdp_program(link.b_program->ifindex()), program);
 }
