@@ -42,8 +42,6 @@ std::vector<Mode> all_modes() {
           {"native_busy_poll", AttachMode::native, BindMode::native_copy, true}};
 }
 
-INSTANTIATE_TEST_SUITE_P(, Conformance, ::testing::ValuesIn(all_modes()), ModeName());
-
 lab::VethPair make_veth(const Mode& mode) {
   // Our own network namespace: these change nothing outside it.
   write_sysfs("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
@@ -120,7 +118,7 @@ std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len) {
 
 // --- Sender ---------------------------------------------------------------------------------
 
-Sender::Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
+Sender::Sender(Endpoint& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
                std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac)
     : sockets_{&socket},
       stream_(stream),
@@ -134,7 +132,18 @@ Sender::Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t 
     free_.push_back(first_frame + std::uint64_t{i} * frame_size);
 }
 
+Sender::Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
+               std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac)
+    : Sender(*socket_endpoint(socket).release(), stream, first_frame, frames, dst_mac, src_mac) {
+  owned_.emplace_back(sockets_.front());
+}
+
 void Sender::add_socket(Socket& socket) {
+  owned_.push_back(socket_endpoint(socket));
+  add_socket(*owned_.back());
+}
+
+void Sender::add_socket(Endpoint& socket) {
   if (&socket.completion() != &sockets_.front()->completion()) {
     throw std::invalid_argument("Sender::add_socket: " + socket.name() +
                                 " does not share the first socket's completion ring");
@@ -144,7 +153,7 @@ void Sender::add_socket(Socket& socket) {
 
 std::size_t Sender::consumed() {
   std::size_t on_rings = 0;
-  for (Socket* s : sockets_) on_rings += s->tx().outstanding();
+  for (Endpoint* s : sockets_) on_rings += s->tx().outstanding();
   return next_ - on_rings;
 }
 
@@ -171,7 +180,7 @@ std::uint32_t Sender::send(std::uint32_t max) {
   // stream order (each kick sends at most tx_budget of one socket's ring).
   if (next_ != 0 && stream_[next_ - 1].socket != from && awaiting_valid_ != 0) return 0;
   TxRing& tx = sockets_[from]->tx();
-  Umem& umem = sockets_[from]->umem();
+  const UmemView& umem = sockets_[from]->umem();
   std::uint32_t n = 0;
   // Count how many of the next packets we can place (frames permitting), then reserve that many.
   std::uint32_t frames_needed = 0;
@@ -214,7 +223,7 @@ std::uint32_t Sender::send(std::uint32_t max) {
 }
 
 void Sender::kick() {
-  for (Socket* s : sockets_) {
+  for (Endpoint* s : sockets_) {
     if (!s->tx().needs_wakeup()) continue;
     const WakeStatus status = s->wake_tx();
     if (!status.transient()) fail("sendto on " + s->name() + ": " + std::strerror(status.error));
@@ -260,15 +269,15 @@ void Sender::finish(int ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   complete();
-  for (Socket* s : sockets_) {
+  for (Endpoint* s : sockets_) {
     if (s->tx().outstanding() != 0)
       fail("finish with descriptors left on " + s->name() + "'s tx ring");
   }
   for (const Outstanding& o : outstanding_) {
     if (o.valid) {
       fail("valid descriptor " + std::to_string(o.addr) + " never completed");
-    } else if (o.own_frame) {
-      free_.push_back(o.frame);
+    } else {
+      if (o.own_frame) free_.push_back(o.frame);
       ++reclaimed_;
     }
   }
@@ -277,12 +286,18 @@ void Sender::finish(int ms) {
 
 // --- Receiver -------------------------------------------------------------------------------
 
+Receiver::Receiver(Endpoint& socket, std::uint64_t first_frame, std::uint32_t frames)
+    : socket_(&socket), first_(first_frame), frames_(frames) {}
+
 Receiver::Receiver(Socket& socket, std::uint64_t first_frame, std::uint32_t frames)
-    : socket_(socket), first_(first_frame), frames_(frames) {}
+    : owned_(socket_endpoint(socket)),
+      socket_(owned_.get()),
+      first_(first_frame),
+      frames_(frames) {}
 
 void Receiver::lend(std::int64_t odd_offset) {
-  FillRing& fill = socket_.fill();
-  const std::uint32_t frame_size = socket_.umem().config().frame_size;
+  FillRing& fill = socket_->fill();
+  const std::uint32_t frame_size = socket_->umem().config().frame_size;
   const std::uint32_t n = std::min(frames_, fill.size());
   if (fill.reserve(n) != n) {
     fail("fill ring has no room for " + std::to_string(n) + " frames");
@@ -304,11 +319,11 @@ void Receiver::expect(std::vector<std::uint32_t> sequences, std::vector<std::uin
 }
 
 std::uint32_t Receiver::receive(std::uint32_t max) {
-  const WakeStatus status = socket_.wake_rx();
+  const WakeStatus status = socket_->wake_rx();
   if (!status.transient())
-    fail("recvfrom on " + socket_.name() + ": " + std::strerror(status.error));
-  RxRing& rx = socket_.rx();
-  Umem& umem = socket_.umem();
+    fail("recvfrom on " + socket_->name() + ": " + std::strerror(status.error));
+  RxRing& rx = socket_->rx();
+  const UmemView& umem = socket_->umem();
   const UmemConfig& config = umem.config();
   const std::uint32_t n = rx.peek(max);
   const std::uint64_t expected_offset = (xdp_packet_headroom + config.headroom) % config.frame_size;
@@ -353,7 +368,7 @@ std::uint32_t Receiver::receive(std::uint32_t max) {
   }
   rx.release(n);  // read before released: the frames are ours until they go back on fill
   if (!waiting_.empty()) {
-    FillRing& fill = socket_.fill();
+    FillRing& fill = socket_->fill();
     std::uint32_t m = fill.free_slots(static_cast<std::uint32_t>(waiting_.size()));
     m = std::min<std::uint32_t>(m, static_cast<std::uint32_t>(waiting_.size()));
     if (m > 0 && fill.reserve(m) == m) {
@@ -412,7 +427,7 @@ std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
     for (Receiver* r : receivers) passed = std::max(passed, r->passed());
     return sender.consumed() - passed + tx_budget <= veth_ring;
   };
-  Socket& tx = sender.socket();
+  Endpoint& tx = sender.socket();
   while (!finished()) {
     if (std::string e = first_error(); !e.empty()) return e;
     if (std::chrono::steady_clock::now() - last_progress > idle_limit) {
@@ -461,28 +476,49 @@ std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
   return first_error();
 }
 
+Sender sender_on(Endpoint& from, Endpoint& to, const std::vector<Packet>& stream,
+                 const LinkSetup& setup) {
+  const std::uint64_t first = std::uint64_t{setup.rx_frames} * setup.frame_size;
+  return {from, stream, first, setup.tx_frames, to.mac(), from.mac()};
+}
+
 Sender sender_on(Socket& from, Socket& to, const std::vector<Packet>& stream,
                  const LinkSetup& setup) {
   const std::uint64_t first = std::uint64_t{setup.rx_frames} * setup.frame_size;
-  return Sender(from, stream, first, setup.tx_frames, afxdp::mac_address(to.config().interface),
-                afxdp::mac_address(from.config().interface));
+  return {from,
+          stream,
+          first,
+          setup.tx_frames,
+          afxdp::mac_address(to.config().interface),
+          afxdp::mac_address(from.config().interface)};
+}
+
+Receiver receiver_on(Endpoint& socket, const LinkSetup& setup) {
+  return {socket, 0, setup.rx_frames};
 }
 
 Receiver receiver_on(Socket& socket, const LinkSetup& setup) {
-  return Receiver(socket, 0, setup.rx_frames);
+  return {socket, 0, setup.rx_frames};
 }
 
-std::string send_receive(Link& link, std::uint32_t packets, std::uint32_t len,
-                         const TrafficOptions& options) {
+std::string send_receive(Endpoint& a, Endpoint& b, const LinkSetup& setup, std::uint32_t packets,
+                         std::uint32_t len, const TrafficOptions& options) {
   const auto stream = uniform_stream(packets, len);
-  Sender sender = sender_on(link.a, link.b, stream, link.setup);
-  Receiver receiver = receiver_on(link.b, link.setup);
+  Sender sender = sender_on(a, b, stream, setup);
+  Receiver receiver = receiver_on(b, setup);
   receiver.lend();
   expect_valid(receiver, sender, stream);
   return run_traffic(sender, {&receiver}, options);
 }
 
-bool settle(Socket& socket, const std::function<bool()>& done, int ms) {
+std::string send_receive(Link& link, std::uint32_t packets, std::uint32_t len,
+                         const TrafficOptions& options) {
+  const auto a = socket_endpoint(link.a);
+  const auto b = socket_endpoint(link.b);
+  return send_receive(*a, *b, link.setup, packets, len, options);
+}
+
+bool settle(Endpoint& socket, const std::function<bool()>& done, int ms) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
   while (!done()) {
     if (std::chrono::steady_clock::now() > until) return false;
@@ -490,6 +526,10 @@ bool settle(Socket& socket, const std::function<bool()>& done, int ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return true;
+}
+
+bool settle(Socket& socket, const std::function<bool()>& done, int ms) {
+  return settle(*socket_endpoint(socket), done, ms);
 }
 
 }  // namespace afxdp::conformance

@@ -11,6 +11,7 @@
 #include <afxdp/mac_address.hpp>
 #include <afxdp/port.hpp>
 #include <afxdp/socket.hpp>
+#include <afxdp/testing/loopback.hpp>
 #include <afxdp/tx_descriptor.hpp>
 #include <afxdp/umem.hpp>
 #include <afxdp/xsk_program.hpp>
@@ -18,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -36,13 +38,18 @@ inline constexpr std::uint32_t tx_budget = 32;             // MAX_TX_BUDGET_DEFA
 // transmit and the receiving end's NAPI. On a device without a qdisc veth drops what does not fit.
 inline constexpr std::uint32_t veth_ring = 256;
 
+// What plays the kernel's side: AF_XDP on a veth pair (root, the conformance tier), or
+// testing::Loopback (no privilege, the unit tier), whose cases must give the same results.
+enum class Backend { veth, loopback };
+
 // A mode of the kernel's runner: skb or drv (our native copy), each also with busy polling
-// (the second pass of test_xsk.sh).
+// (the second pass of test_xsk.sh); or the Loopback.
 struct Mode {
   const char* name;
   AttachMode attach;
   BindMode bind;
   bool busy_poll;
+  Backend backend = Backend::veth;
 };
 inline void PrintTo(const Mode& mode, std::ostream* out) { *out << mode.name; }
 struct ModeName {
@@ -51,6 +58,7 @@ struct ModeName {
   }
 };
 std::vector<Mode> all_modes();
+Mode loopback_mode();
 
 class Conformance : public ::testing::TestWithParam<Mode> {};
 
@@ -70,6 +78,84 @@ struct LinkSetup {
   bool multi_buffer = false;    // both sockets bound with XDP_USE_SG (the kernel's MTU 9000 cases)
   std::uint32_t xskmap_entries = 0;  // the redirect programs' XSKMAPs; 0: the queue count
 };
+
+// What the harness needs of a UMEM: its configuration and bytes, with Umem's address arithmetic
+// (over a Umem, or over a Loopback queue's area).
+class UmemView {
+ public:
+  UmemView(std::byte* area, std::uint64_t size, const UmemConfig& config) noexcept
+      : area_(area), size_(size), config_(config) {}
+  [[nodiscard]] const UmemConfig& config() const noexcept { return config_; }
+  [[nodiscard]] std::byte* data(std::uint64_t addr) const noexcept { return area_ + addr; }
+  [[nodiscard]] std::uint64_t resolve(std::uint64_t addr) const noexcept {
+    return resolve_address(addr, config_.unaligned_chunks);
+  }
+  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t addr) const noexcept {
+    return addr & chunk_mask(config_);
+  }
+  [[nodiscard]] bool contains(std::uint64_t addr, std::uint32_t len) const noexcept {
+    return area_contains(size_, addr, len);
+  }
+
+ private:
+  std::byte* area_;
+  std::uint64_t size_;
+  UmemConfig config_;
+};
+
+// One end as the cases drive it: an AF_XDP socket's four rings and its UMEM, and the kernel's
+// cold calls (sendto, recvfrom, poll, XDP_STATISTICS). On veth a Socket answers them; on the
+// Loopback a queue does (socket_endpoint, Ends).
+class Endpoint {
+ public:
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+  virtual ~Endpoint() = default;
+
+  RxRing& rx() noexcept { return rx_; }
+  TxRing& tx() noexcept { return tx_; }
+  FillRing& fill() noexcept { return fill_; }
+  CompletionRing& completion() noexcept { return completion_; }
+  [[nodiscard]] const UmemView& umem() const noexcept { return umem_; }
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] const MacAddress& mac() const noexcept { return mac_; }
+  virtual WakeStatus wake_tx() noexcept = 0;  // sendto
+  virtual WakeStatus wake_rx() noexcept = 0;  // recvfrom
+  // poll(2): the revents, 0 on timeout, -errno on error.
+  virtual int poll(short events, int timeout_ms) noexcept = 0;
+  [[nodiscard]] virtual XdpStatistics statistics() const = 0;
+
+ protected:
+  struct Parts {
+    RxRing& rx;
+    TxRing& tx;
+    FillRing& fill;
+    CompletionRing& completion;
+    UmemView umem;
+    std::string name;
+    MacAddress mac;
+  };
+  explicit Endpoint(Parts parts)
+      : rx_(parts.rx),
+        tx_(parts.tx),
+        fill_(parts.fill),
+        completion_(parts.completion),
+        umem_(parts.umem),
+        name_(std::move(parts.name)),
+        mac_(parts.mac) {}
+
+ private:
+  RxRing& rx_;
+  TxRing& tx_;
+  FillRing& fill_;
+  CompletionRing& completion_;
+  UmemView umem_;
+  std::string name_;
+  MacAddress mac_;
+};
+
+// `socket` as an Endpoint (it must outlive it).
+std::unique_ptr<Endpoint> socket_endpoint(Socket& socket);
 
 // A veth pair's ends `a` (sends) and `b` (receives), each with a UMEM, one AF_XDP socket on
 // queue 0 and the redirect program.
@@ -120,11 +206,14 @@ std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len);
 // one pool, the completions from the completion ring they share.
 class Sender {
  public:
+  Sender(Endpoint& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
+         std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac);
   Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
          std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac);
 
   // Packets whose `socket` is the next index go out on `socket`, which must share the first
   // socket's completion ring (same UMEM, interface and queue).
+  void add_socket(Endpoint& socket);
   void add_socket(Socket& socket);
 
   // Put up to `max` packets on the tx ring (fewer when out of frames or ring slots); returns how
@@ -153,20 +242,21 @@ class Sender {
     return static_cast<std::uint32_t>(free_.size());
   }
   [[nodiscard]] std::uint32_t frames() const noexcept { return frames_; }
-  // Frames the application took back without a completion (invalid descriptors, in finish()).
+  // Invalid descriptors the application took back without a completion (in finish()).
   [[nodiscard]] std::uint32_t reclaimed() const noexcept { return reclaimed_; }
   // Completions of an odd address that came back one lower (the kernel's defect, see .cpp).
   [[nodiscard]] std::uint32_t odd_completed_even() const noexcept { return odd_completed_even_; }
   // The kernel's verdict we expect for packet i (the raw layer's tx_descriptor_fault).
   [[nodiscard]] bool valid(std::size_t i) const;
   [[nodiscard]] const std::string& error() const noexcept { return error_; }
-  Socket& socket() noexcept { return *sockets_.front(); }
+  Endpoint& socket() noexcept { return *sockets_.front(); }
 
  private:
   void fail(const std::string& what) {
     if (error_.empty()) error_ = what;
   }
-  std::vector<Socket*> sockets_;
+  std::vector<std::unique_ptr<Endpoint>> owned_;  // made for the Socket& overloads
+  std::vector<Endpoint*> sockets_;
   const std::vector<Packet>& stream_;
   MacAddress dst_, src_;
   TxDescriptorRules rules_;
@@ -190,6 +280,7 @@ class Sender {
 // frame against the sequences it expects, in order.
 class Receiver {
  public:
+  Receiver(Endpoint& socket, std::uint64_t first_frame, std::uint32_t frames);
   Receiver(Socket& socket, std::uint64_t first_frame, std::uint32_t frames);
 
   // Lend every rx frame to the fill ring (the kernel's xsk_populate_fill_ring); every odd one
@@ -222,13 +313,14 @@ class Receiver {
   }
   [[nodiscard]] std::uint32_t lent() const noexcept { return lent_; }
   [[nodiscard]] const std::string& error() const noexcept { return error_; }
-  Socket& socket() noexcept { return socket_; }
+  Endpoint& socket() noexcept { return *socket_; }
 
  private:
   void fail(const std::string& what) {
     if (error_.empty()) error_ = what;
   }
-  Socket& socket_;
+  std::unique_ptr<Endpoint> owned_;  // made for the Socket& overload
+  Endpoint* socket_;
   std::uint64_t first_;
   std::uint32_t frames_;
   std::uint32_t lent_ = 0;
@@ -259,17 +351,58 @@ struct TrafficOptions {
 std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
                         const TrafficOptions& options = {});
 
-// Sender/Receiver for a Link, one direction.
+// Sender/Receiver for a Link or Ends, one direction.
+Sender sender_on(Endpoint& from, Endpoint& to, const std::vector<Packet>& stream,
+                 const LinkSetup& setup);
 Sender sender_on(Socket& from, Socket& to, const std::vector<Packet>& stream,
                  const LinkSetup& setup);
+Receiver receiver_on(Endpoint& socket, const LinkSetup& setup);
 Receiver receiver_on(Socket& socket, const LinkSetup& setup);
 
-// SEND_RECEIVE on a Link: the default stream a→b, checked; "" or the failure.
+// The two ends of a case on either backend: a fresh veth pair (make_veth) with a Link in the
+// mode's attach and bind modes, or a Loopback whose queues 0 (a) and 1 (b) are the two ends, each
+// with its own UMEM, a kick on one carrying what it sent to the other (the wire).
+class Ends {
+ public:
+  explicit Ends(const Mode& mode, const LinkSetup& setup = {});
+  Ends(const Ends&) = delete;
+  Ends& operator=(const Ends&) = delete;
+  ~Ends();
+  Endpoint& a() noexcept { return *a_; }
+  Endpoint& b() noexcept { return *b_; }
+  // Frames that left a but never reached b's XDP: the sending veth's tx_dropped, counted when its
+  // peer's 256-entry ring was full (with busy-poll's deferred interrupts and nobody polling, the
+  // peer's NAPI runs only on gro_flush_timeout's timer); 0 on the Loopback.
+  [[nodiscard]] std::uint64_t dropped_by_sender() const;
+
+  const LinkSetup setup;
+
+ private:
+  std::optional<lab::VethPair> veth_;
+  std::unique_ptr<Link> link_;
+  std::unique_ptr<testing::Loopback> loopback_;
+  std::unique_ptr<Endpoint> a_, b_;
+};
+
+// SEND_RECEIVE on a Link or Ends: the default stream a→b, checked; "" or the failure.
+std::string send_receive(Endpoint& a, Endpoint& b, const LinkSetup& setup,
+                         std::uint32_t packets = default_packets, std::uint32_t len = min_packet,
+                         const TrafficOptions& options = {});
 std::string send_receive(Link& link, std::uint32_t packets = default_packets,
                          std::uint32_t len = min_packet, const TrafficOptions& options = {});
 
 // Wait up to `ms` for `done`, kicking rx meanwhile. For counters the kernel updates in softirq.
+bool settle(Endpoint& socket, const std::function<bool()>& done, int ms = 1000);
 bool settle(Socket& socket, const std::function<bool()>& done, int ms = 1000);
+
+// First statement of every conformance case: on veth, AFXDP_REQUIRE_SYSTEM; the Loopback needs
+// nothing.
+#define AFXDP_REQUIRE_BACKEND()                                      \
+  do {                                                               \
+    if (GetParam().backend == ::afxdp::conformance::Backend::veth) { \
+      AFXDP_REQUIRE_SYSTEM();                                        \
+    }                                                                \
+  } while (0)
 
 // The kernel's table of valid and invalid tx descriptors (testapp_invalid_desc), sent once over
 // a fresh link: ALIGNED_INV_DESC*, UNALIGNED_INV_DESC*.
