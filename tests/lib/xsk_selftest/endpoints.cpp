@@ -115,7 +115,7 @@ Mode loopback_mode() {
 
 Ends::Ends(const Mode& mode, const LinkSetup& s) : setup(s) {
   if (mode.backend == Backend::veth) {
-    veth_.emplace(make_veth(mode));
+    veth_.emplace(s.multi_buffer ? jumbo_veth(mode) : make_veth(mode));
     link_ = std::make_unique<Link>(*veth_, mode, s);
     a_ = socket_endpoint(link_->a);
     b_ = socket_endpoint(link_->b);

@@ -2,6 +2,8 @@
 
 #include "conformance_meta.h"
 
+#include <afxdp/detail/uapi.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -97,10 +99,15 @@ Link::Link(const lab::VethPair& veth, const Mode& m, const LinkSetup& s)
       a(a_umem, socket_config(veth.a(), m, s, s.bidirectional ? s.rx_size : 0, s.tx_size)),
       b(b_umem, socket_config(veth.b(), m, s, s.rx_size, s.bidirectional ? s.tx_size : 0)) {
   if (!s.attach_programs) return;
-  a_program.emplace(
-      XskProgramConfig{.interface = veth.a(), .mode = m.attach, .queues = s.xskmap_entries});
-  b_program.emplace(
-      XskProgramConfig{.interface = veth.b(), .mode = m.attach, .queues = s.xskmap_entries});
+  // Multi-buffer sockets need the program's xdp.frags variant (the kernel's MTU 9000 cases).
+  a_program.emplace(XskProgramConfig{.interface = veth.a(),
+                                     .mode = m.attach,
+                                     .queues = s.xskmap_entries,
+                                     .frags = s.multi_buffer});
+  b_program.emplace(XskProgramConfig{.interface = veth.b(),
+                                     .mode = m.attach,
+                                     .queues = s.xskmap_entries,
+                                     .frags = s.multi_buffer});
   a_program->insert(0, a.fd());
   b_program->insert(0, b.fd());
 }
@@ -154,7 +161,11 @@ void Sender::add_socket(Endpoint& socket) {
 std::size_t Sender::consumed() {
   std::size_t on_rings = 0;
   for (Endpoint* s : sockets_) on_rings += s->tx().outstanding();
-  return next_ - on_rings;
+  // Packets whose every descriptor the kernel has taken.
+  const std::size_t taken = submitted_ - on_rings;
+  return static_cast<std::size_t>(
+      std::upper_bound(submitted_by_packet_.begin(), submitted_by_packet_.end(), taken) -
+      submitted_by_packet_.begin());
 }
 
 bool Sender::valid(std::size_t i) const {
@@ -162,9 +173,18 @@ bool Sender::valid(std::size_t i) const {
   // The verdict depends on the address only through its offset in the frame, so a stand-in
   // frame (the first free one, or frame 1 when the offset is negative) gives the same answer.
   const std::uint64_t frame = sockets_.front()->umem().config().frame_size;
+  // A chain's fragments start at frames and are at most a frame long (fragments()).
+  if (fragments(i) > 1) return p.offset == 0;
   const std::uint64_t addr =
       p.addr ? *p.addr : static_cast<std::uint64_t>(static_cast<std::int64_t>(frame) + p.offset);
   return valid_tx_descriptor(xdp_desc{addr, p.len, p.options}, rules_);
+}
+
+std::uint32_t Sender::fragments(std::size_t i) const {
+  const Packet& p = stream_[i];
+  const std::uint32_t frame = sockets_.front()->umem().config().frame_size;
+  if (p.addr || p.len <= frame || p.len > max_jumbo) return 1;
+  return (p.len + frame - 1) / frame;
 }
 
 std::uint32_t Sender::send(std::uint32_t max) {
@@ -179,21 +199,44 @@ std::uint32_t Sender::send(std::uint32_t max) {
   // the previous socket's packets all completed first, so the two sockets' packets leave in
   // stream order (each kick sends at most tx_budget of one socket's ring).
   if (next_ != 0 && stream_[next_ - 1].socket != from && awaiting_valid_ != 0) return 0;
-  TxRing& tx = sockets_[from]->tx();
-  const UmemView& umem = sockets_[from]->umem();
-  std::uint32_t n = 0;
-  // Count how many of the next packets we can place (frames permitting), then reserve that many.
+  // Whole packets only (a chain is never split), as many descriptors as `max` and the free frames
+  // allow; then reserve that many.
+  std::uint32_t packets = 0;
+  std::uint32_t descriptors = 0;
   std::uint32_t frames_needed = 0;
-  while (n < max && next_ + n < stream_.size() && stream_[next_ + n].socket == from) {
-    const std::uint32_t need = stream_[next_ + n].addr ? 0 : 1;
-    if (frames_needed + need > free_.size()) break;
+  while (next_ + packets < stream_.size() && stream_[next_ + packets].socket == from) {
+    const std::uint32_t f = fragments(next_ + packets);
+    const std::uint32_t need = stream_[next_ + packets].addr ? 0 : f;
+    if ((descriptors != 0 && descriptors + f > max) || frames_needed + need > free_.size()) break;
+    descriptors += f;
     frames_needed += need;
-    ++n;
+    ++packets;
   }
-  if (n == 0 || tx.reserve(n) != n) return 0;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const std::size_t index = next_ + i;
-    const Packet& p = stream_[index];
+  TxRing& tx = sockets_[from]->tx();
+  if (packets == 0 || tx.reserve(descriptors) != descriptors) return 0;
+  std::uint32_t slot = 0;
+  for (std::uint32_t i = 0; i < packets; ++i) place(next_ + i, *sockets_[from], slot);
+  tx.submit(descriptors);
+  next_ += packets;
+  return descriptors;
+}
+
+void Sender::place(std::size_t index, Endpoint& socket, std::uint32_t& slot) {
+  const Packet& p = stream_[index];
+  const UmemView& umem = socket.umem();
+  const std::uint32_t frame_size = umem.config().frame_size;
+  const bool ok = valid(index);
+  std::vector<std::uint8_t> bytes;
+  if (ok) {
+    MacAddress dst = dst_;
+    if (p.dst_last != 0xff) dst[5] = p.dst_last;
+    bytes = lab::test_frame(static_cast<std::uint32_t>(index), p.len, dst, src_);
+    ++sent_valid_;
+  } else {
+    ++sent_invalid_;
+  }
+  const std::uint32_t f = fragments(index);
+  for (std::uint32_t k = 0; k < f; ++k) {
     std::uint64_t addr = 0;
     std::uint64_t frame = 0;
     if (p.addr) {
@@ -203,23 +246,18 @@ std::uint32_t Sender::send(std::uint32_t max) {
       free_.pop_back();
       addr = static_cast<std::uint64_t>(static_cast<std::int64_t>(frame) + p.offset);
     }
-    const bool ok = valid(index);
+    // A chain's fragments are whole frames but the last (the kernel's __send_pkts).
+    const std::uint32_t len = f == 1 ? p.len : std::min(frame_size, p.len - k * frame_size);
     if (ok) {
-      MacAddress dst = dst_;
-      if (p.dst_last != 0xff) dst[5] = p.dst_last;
-      const auto bytes = lab::test_frame(static_cast<std::uint32_t>(index), p.len, dst, src_);
-      std::memcpy(umem.data(umem.resolve(addr)), bytes.data(), bytes.size());
-      ++sent_valid_;
+      std::memcpy(umem.data(umem.resolve(addr)), bytes.data() + std::size_t{k} * frame_size, len);
       ++awaiting_valid_;
-    } else {
-      ++sent_invalid_;
     }
     outstanding_.push_back({addr, frame, ok, !p.addr});
-    tx.at(i) = xdp_desc{addr, p.len, p.options};
+    const std::uint32_t options = k + 1 < f ? p.options | uapi::xdp_pkt_contd : p.options;
+    socket.tx().at(slot++) = xdp_desc{addr, len, options};
   }
-  tx.submit(n);
-  next_ += n;
-  return n;
+  submitted_ += f;
+  submitted_by_packet_.push_back(submitted_);
 }
 
 void Sender::kick() {
@@ -316,6 +354,69 @@ void Receiver::expect(std::vector<std::uint32_t> sequences, std::vector<std::uin
   expected_ = std::move(sequences);
   lengths_ = std::move(lengths);
   next_ = 0;
+  // The buffers each packet takes on rx: what a buffer holds after the headroom, per fragment.
+  const UmemConfig& config = socket_->umem().config();
+  const std::uint32_t room = config.frame_size - xdp_packet_headroom - config.headroom;
+  buffers_until_.assign(1, 0);
+  for (const std::uint32_t len : lengths_) {
+    buffers_until_.push_back(buffers_until_.back() + std::max(1U, (len + room - 1) / room));
+  }
+}
+
+// One rx descriptor: its bounds and offset (every fragment, as the kernel's is_frag_valid and
+// is_offset_correct), its bytes added to the packet so far; the packet checked at its last.
+void Receiver::take(const xdp_desc& desc) {
+  const UmemView& umem = socket_->umem();
+  const UmemConfig& config = umem.config();
+  const std::uint64_t expected_offset = (xdp_packet_headroom + config.headroom) % config.frame_size;
+  const std::uint64_t chunk = umem.chunk_of(desc.addr);
+  const std::uint64_t offset = umem.resolve(desc.addr) - chunk;
+  if (!umem.contains(umem.resolve(desc.addr), desc.len) || chunk < first_ ||
+      chunk >= first_ + std::uint64_t{frames_} * config.frame_size) {
+    fail("rx descriptor outside the frames lent: " + describe(desc));
+  } else if (next_ >= expected_.size()) {
+    fail("received too many frames: one more with " + describe(desc));
+  } else if (offset != expected_offset) {
+    fail("rx offset " + std::to_string(offset) + ", expected " + std::to_string(expected_offset) +
+         " (XDP_PACKET_HEADROOM + UMEM headroom)");
+  } else if (!config.unaligned_chunks && offset + desc.len > config.frame_size) {
+    fail("fragment crosses its frame: " + describe(desc));
+  } else {
+    const auto* data = reinterpret_cast<const std::uint8_t*>(umem.data(umem.resolve(desc.addr)));
+    if (packet_.empty() && check_metadata_) {
+      conformance_meta meta{};
+      std::memcpy(&meta, data - sizeof meta, sizeof meta);
+      if (meta.count != next_) {
+        fail("metadata count " + std::to_string(meta.count) + " in front of frame " +
+             std::to_string(next_));
+      }
+    }
+    packet_.insert(packet_.end(), data, data + desc.len);
+    ++fragments_;
+    if ((desc.options & uapi::xdp_pkt_contd) == 0) check_packet();
+  }
+}
+
+void Receiver::check_packet() {
+  const auto len = static_cast<std::uint32_t>(packet_.size());
+  std::uint32_t sequence = 0;
+  if (len < added_tail_ || !lab::check_test_frame(packet_.data(), len - added_tail_, sequence)) {
+    fail("frame " + std::to_string(next_) + " (expected sequence " +
+         std::to_string(expected_[next_]) + ") has wrong content, length " + std::to_string(len) +
+         " in " + std::to_string(fragments_) + " fragments");
+  } else if (sequence != expected_[next_]) {
+    fail("sequence " + std::to_string(sequence) + " where " + std::to_string(expected_[next_]) +
+         " was next (out of order or lost)");
+  } else if (len != lengths_[next_]) {
+    fail("sequence " + std::to_string(sequence) + " has length " + std::to_string(len) + ", sent " +
+         std::to_string(lengths_[next_]));
+  } else if (added_tail_ != 0 && !tail_word_is_length(packet_.data(), len)) {
+    fail("sequence " + std::to_string(sequence) +
+         ": its last 4 bytes are not its length as the program wrote it");
+  }
+  packet_.clear();
+  fragments_ = 0;
+  ++next_;
 }
 
 std::uint32_t Receiver::receive(std::uint32_t max) {
@@ -323,48 +424,11 @@ std::uint32_t Receiver::receive(std::uint32_t max) {
   if (!status.transient())
     fail("recvfrom on " + socket_->name() + ": " + std::strerror(status.error));
   RxRing& rx = socket_->rx();
-  const UmemView& umem = socket_->umem();
-  const UmemConfig& config = umem.config();
   const std::uint32_t n = rx.peek(max);
-  const std::uint64_t expected_offset = (xdp_packet_headroom + config.headroom) % config.frame_size;
   for (std::uint32_t i = 0; i < n; ++i) {
-    const xdp_desc& desc = rx.at(i);
-    const std::uint64_t chunk = umem.chunk_of(desc.addr);
-    if (!umem.contains(umem.resolve(desc.addr), desc.len) || chunk < first_ ||
-        chunk >= first_ + std::uint64_t{frames_} * config.frame_size) {
-      fail("rx descriptor outside the frames lent: " + describe(desc));
-    } else if (next_ >= expected_.size()) {
-      fail("received too many frames: one more with " + describe(desc));
-    } else if (umem.resolve(desc.addr) - chunk != expected_offset) {
-      fail("rx offset " + std::to_string(umem.resolve(desc.addr) - chunk) + ", expected " +
-           std::to_string(expected_offset) + " (XDP_PACKET_HEADROOM + UMEM headroom)");
-    } else {
-      const auto* data = reinterpret_cast<const std::uint8_t*>(umem.data(umem.resolve(desc.addr)));
-      std::uint32_t sequence = 0;
-      if (desc.len < added_tail_ ||
-          !lab::check_test_frame(data, desc.len - added_tail_, sequence)) {
-        fail("frame " + std::to_string(next_) + " (expected sequence " +
-             std::to_string(expected_[next_]) + ") has wrong content, " + describe(desc));
-      } else if (sequence != expected_[next_]) {
-        fail("sequence " + std::to_string(sequence) + " where " + std::to_string(expected_[next_]) +
-             " was next (out of order or lost)");
-      } else if (desc.len != lengths_[next_]) {
-        fail("sequence " + std::to_string(sequence) + " has length " + std::to_string(desc.len) +
-             ", sent " + std::to_string(lengths_[next_]));
-      } else if (added_tail_ != 0 && !tail_word_is_length(data, desc.len)) {
-        fail("sequence " + std::to_string(sequence) +
-             ": its last 4 bytes are not its length as the program wrote it");
-      } else if (check_metadata_) {
-        conformance_meta meta{};
-        std::memcpy(&meta, data - sizeof meta, sizeof meta);
-        if (meta.count != next_) {
-          fail("metadata count " + std::to_string(meta.count) + " in front of frame " +
-               std::to_string(next_));
-        }
-      }
-      ++next_;
-    }
-    waiting_.push_back(chunk);
+    take(rx.at(i));
+    ++descriptors_;
+    waiting_.push_back(socket_->umem().chunk_of(rx.at(i).addr));
   }
   rx.release(n);  // read before released: the frames are ours until they go back on fill
   if (!waiting_.empty()) {
@@ -396,6 +460,10 @@ void expect_valid(Receiver& receiver, const Sender& sender, const std::vector<Pa
 std::uint32_t Receiver::expected_before(std::size_t sequence) const {
   return static_cast<std::uint32_t>(std::lower_bound(expected_.begin(), expected_.end(), sequence) -
                                     expected_.begin());
+}
+
+std::uint32_t Receiver::in_flight(std::size_t sent) const {
+  return buffers_until_[expected_before(sent)] - buffers_until_[next_];
 }
 
 std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
@@ -440,7 +508,7 @@ std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
     bool polled = false;
     // Pace like the kernel's test: never more in flight than the receivers can hold.
     std::uint32_t in_flight = 0;
-    for (Receiver* r : receivers) in_flight += r->expected_before(sender.next()) - r->received();
+    for (Receiver* r : receivers) in_flight += r->in_flight(sender.next());
     if (!sender.all_queued() && (receivers.empty() || in_flight + options.tx_batch <= lent)) {
       if (options.poll_tx && tx.tx().free_slots(options.tx_batch) < options.tx_batch) {
         const int r = tx.poll(POLLOUT, 1000);

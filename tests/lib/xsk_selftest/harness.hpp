@@ -34,6 +34,7 @@ inline constexpr std::uint32_t default_packets = 4096;     // DEFAULT_PKT_CNT
 inline constexpr std::uint32_t default_frames = 1024;      // DEFAULT_UMEM_BUFFERS
 inline constexpr std::uint32_t batch = 64;                 // DEFAULT_BATCH_SIZE
 inline constexpr std::uint32_t tx_budget = 32;             // MAX_TX_BUDGET_DEFAULT
+inline constexpr std::uint32_t max_jumbo = 9000;           // MAX_ETH_JUMBO_SIZE
 // veth's per-queue ring (VETH_RING_SIZE in drivers/net/veth.c): frames between the sending end's
 // transmit and the receiving end's NAPI. On a device without a qdisc veth drops what does not fit.
 inline constexpr std::uint32_t veth_ring = 256;
@@ -216,9 +217,13 @@ class Sender {
   void add_socket(Endpoint& socket);
   void add_socket(Socket& socket);
 
-  // Put up to `max` packets on the tx ring (fewer when out of frames or ring slots); returns how
-  // many.
+  // Put whole packets, up to `max` descriptors (at least one packet), on the tx ring (fewer when
+  // out of frames or ring slots); returns how many descriptors. A packet from the pool longer
+  // than a frame and at most max_jumbo goes out as a chain of frames (XDP_PKT_CONTD), as the
+  // kernel's test sends it; a longer one as one (invalid) descriptor.
   std::uint32_t send(std::uint32_t max);
+  // The descriptors packet i takes.
+  [[nodiscard]] std::uint32_t fragments(std::size_t i) const;
   // Kick the kernel (sendto) on each socket whose tx ring asks for it; records an unexpected
   // error.
   void kick();
@@ -268,7 +273,10 @@ class Sender {
     bool valid;
     bool own_frame;  // taken from free_, goes back there
   };
-  std::vector<Outstanding> outstanding_;  // submitted, not completed, not reclaimed
+  void place(std::size_t index, Endpoint& socket, std::uint32_t& slot);
+  std::vector<Outstanding> outstanding_;          // submitted, not completed, not reclaimed
+  std::size_t submitted_ = 0;                     // descriptors
+  std::vector<std::size_t> submitted_by_packet_;  // descriptors up to and including packet i
   std::size_t next_ = 0;
   std::uint32_t awaiting_valid_ = 0;
   std::uint32_t sent_valid_ = 0, sent_invalid_ = 0, completed_invalid_ = 0, reclaimed_ = 0;
@@ -297,16 +305,21 @@ class Receiver {
   // bytes before them are the sender's, and the last 4 must be the frame's length, big-endian,
   // as the program wrote it.
   void added_tail(std::uint32_t bytes) noexcept { added_tail_ = bytes; }
-  // Kick (recvfrom), take up to `max` frames, check them, release them and give their frames
-  // back to the fill ring.
+  // Kick (recvfrom), take up to `max` descriptors, check them, release them and give their frames
+  // back to the fill ring. A packet may come as a chain of fragments (XDP_USE_SG), even across
+  // calls: each fragment is checked (bounds, offset) and the packet whole at its last.
   std::uint32_t receive(std::uint32_t max);
 
   [[nodiscard]] bool done() const noexcept { return next_ == expected_.size(); }
   // How many of the sequences before `sequence` this receiver expects.
   [[nodiscard]] std::uint32_t expected_before(std::size_t sequence) const;
+  // The rx buffers the packets it expects before `sent` take, less those received.
+  [[nodiscard]] std::uint32_t in_flight(std::size_t sent) const;
   [[nodiscard]] std::uint32_t received() const noexcept {
     return static_cast<std::uint32_t>(next_);
   }
+  // Rx descriptors taken (fragments; a packet without XDP_USE_SG is one).
+  [[nodiscard]] std::uint32_t descriptors() const noexcept { return descriptors_; }
   // Sequences of the stream up to and including the last one received.
   [[nodiscard]] std::size_t passed() const noexcept {
     return next_ == 0 ? 0 : std::size_t{expected_[next_ - 1]} + 1;
@@ -328,7 +341,13 @@ class Receiver {
   std::size_t next_ = 0;
   bool check_metadata_ = false;
   std::uint32_t added_tail_ = 0;
+  void take(const xdp_desc& desc);
+  void check_packet();
   std::vector<std::uint64_t> waiting_;  // frames for the fill ring that did not fit yet
+  std::vector<std::uint8_t> packet_;    // the fragments of the packet so far
+  std::uint32_t fragments_ = 0;
+  std::uint32_t descriptors_ = 0;
+  std::vector<std::uint32_t> buffers_until_{0};  // rx buffers of the expected packets before i
   std::string error_;
 };
 
@@ -359,7 +378,8 @@ Sender sender_on(Socket& from, Socket& to, const std::vector<Packet>& stream,
 Receiver receiver_on(Endpoint& socket, const LinkSetup& setup);
 Receiver receiver_on(Socket& socket, const LinkSetup& setup);
 
-// The two ends of a case on either backend: a fresh veth pair (make_veth) with a Link in the
+// The two ends of a case on either backend: a fresh veth pair (make_veth; jumbo_veth for
+// LinkSetup::multi_buffer) with a Link in the
 // mode's attach and bind modes, or a Loopback whose queues 0 (a) and 1 (b) are the two ends, each
 // with its own UMEM, a kick on one carrying what it sent to the other (the wire).
 class Ends {

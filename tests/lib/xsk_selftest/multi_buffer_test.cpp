@@ -1,6 +1,6 @@
 // The kernel's multi-buffer cases that attach a program of their own or use unaligned chunks
 // (XDP_METADATA_COPY_MULTI_BUFF on jumbo packets, XDP_ADJUST_TAIL_SHRINK/GROW_MULTI_BUFF,
-// SEND_RECEIVE_9K_PACKETS, SEND_RECEIVE_UNALIGNED_9K_PACKETS), through the Port layer with
+// and SEND_RECEIVE(_UNALIGNED)_9K_PACKETS' traffic), through the Port layer with
 // PortConfig::multi_buffer: a veth pair with MTU 9000, an AF_PACKET peer sending test frames, every
 // packet checked whole.
 #include "conformance_meta.h"
@@ -171,8 +171,9 @@ TEST_P(Conformance, XDP_ADJUST_TAIL_GROW_MULTI_BUFF) {
   adjust_tail_multi_buffer(GetParam(), 2047);
 }
 
-// Jumbo packets whole and intact, each in 3 or more fragments.
-TEST_P(Conformance, SEND_RECEIVE_9K_PACKETS) {
+// SEND_RECEIVE_9K_PACKETS's traffic from an AF_PACKET peer into a Port: jumbo packets whole and
+// intact, each in 3 or more fragments.
+TEST_P(Conformance, SEND_RECEIVE_9K_PACKETS_through_Port) {
   AFXDP_REQUIRE_SYSTEM();
   const auto veth = jumbo_veth(GetParam());
   Port port = Port::open(veth.b(), multi_buffer_config(GetParam()));
@@ -181,8 +182,8 @@ TEST_P(Conformance, SEND_RECEIVE_9K_PACKETS) {
   EXPECT_EQ(port.queues()[0].stats().refused, 0U);
 }
 
-// Unaligned chunks on hugepages with multi-buffer: jumbo packets whole and intact.
-TEST_P(Conformance, SEND_RECEIVE_UNALIGNED_9K_PACKETS) {
+// The same into a Port with unaligned chunks on hugepages.
+TEST_P(Conformance, SEND_RECEIVE_UNALIGNED_9K_PACKETS_through_Port) {
   AFXDP_REQUIRE_SYSTEM();
   PortConfig config = multi_buffer_config(GetParam());
   config.unaligned_chunks = true;

@@ -53,6 +53,26 @@ TEST_P(Conformance, BIDIRECTIONAL) {
   EXPECT_EQ(run_traffic(sender, {&receiver}), "") << "b to a";
 }
 
+// The default stream at MAX_ETH_JUMBO_SIZE with both sockets bound with XDP_USE_SG (and on veth
+// MTU 9000 and the programs' xdp.frags variant): each packet sent as a chain of 4096 + 4096 + 808
+// bytes and received as fragments (3840 + 3840 + 1320), each fragment inside its frame at the
+// rx offset, each packet whole, intact and in order.
+TEST_P(Conformance, SEND_RECEIVE_9K_PACKETS) {
+  AFXDP_REQUIRE_BACKEND();
+  Ends ends(GetParam(), {.multi_buffer = true});
+  const auto stream = uniform_stream(default_packets, max_jumbo);
+  Sender sender = sender_on(ends.a(), ends.b(), stream, ends.setup);
+  Receiver receiver = receiver_on(ends.b(), ends.setup);
+  receiver.lend();
+  expect_valid(receiver, sender, stream);
+  EXPECT_EQ(run_traffic(sender, {&receiver}), "");
+  EXPECT_EQ(sender.fragments(0), 3U);
+  EXPECT_EQ(receiver.descriptors(), 3 * default_packets);  // 3840 + 3840 + 1320 each
+  const XdpStatistics rx = ends.b().statistics();
+  EXPECT_EQ(rx, (XdpStatistics{.tx_ring_empty_descs = rx.tx_ring_empty_descs}));
+  EXPECT_EQ(ends.a().statistics().tx_invalid_descs, 0U);
+}
+
 // One sendto in copy mode consumes exactly the kernel's tx budget (32) of descriptors, no more,
 // and publishes the consumer index for them.
 TEST_P(Conformance, TX_QUEUE_CONSUMER) {
