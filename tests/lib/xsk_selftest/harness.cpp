@@ -414,6 +414,7 @@ void Receiver::check_packet() {
     fail("sequence " + std::to_string(sequence) +
          ": its last 4 bytes are not its length as the program wrote it");
   }
+  fragments_by_packet_.push_back(fragments_);
   packet_.clear();
   fragments_ = 0;
   ++next_;

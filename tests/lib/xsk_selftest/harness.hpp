@@ -320,6 +320,10 @@ class Receiver {
   }
   // Rx descriptors taken (fragments; a packet without XDP_USE_SG is one).
   [[nodiscard]] std::uint32_t descriptors() const noexcept { return descriptors_; }
+  // The fragments of each packet received, in order.
+  [[nodiscard]] const std::vector<std::uint32_t>& fragments_by_packet() const noexcept {
+    return fragments_by_packet_;
+  }
   // Sequences of the stream up to and including the last one received.
   [[nodiscard]] std::size_t passed() const noexcept {
     return next_ == 0 ? 0 : std::size_t{expected_[next_ - 1]} + 1;
@@ -347,6 +351,7 @@ class Receiver {
   std::vector<std::uint8_t> packet_;    // the fragments of the packet so far
   std::uint32_t fragments_ = 0;
   std::uint32_t descriptors_ = 0;
+  std::vector<std::uint32_t> fragments_by_packet_;
   std::vector<std::uint32_t> buffers_until_{0};  // rx buffers of the expected packets before i
   std::string error_;
 };
@@ -427,5 +432,9 @@ bool settle(Socket& socket, const std::function<bool()>& done, int ms = 1000);
 // The kernel's table of valid and invalid tx descriptors (testapp_invalid_desc), sent once over
 // a fresh link: ALIGNED_INV_DESC*, UNALIGNED_INV_DESC*.
 void run_invalid_desc(const Mode& mode, std::uint32_t frame_size, bool unaligned);
+
+// The kernel's table of bad multi-buffer chains (testapp_invalid_desc_mb) from a raw XDP_USE_SG
+// socket to another: ALIGNED_INV_DESC_MULTI_BUFF, UNALIGNED_INV_DESC_MULTI_BUFF (frags_test.cpp).
+void run_invalid_desc_mb(const Mode& mode, bool unaligned);
 
 }  // namespace afxdp::conformance

@@ -62,5 +62,11 @@ TEST_P(Conformance, UNALIGNED_INV_DESC_4001_FRAME_SIZE) {
   run_invalid_desc(GetParam(), 4001, true);
 }
 
+TEST_P(Conformance, UNALIGNED_INV_DESC_MULTI_BUFF) {
+  AFXDP_REQUIRE_SYSTEM();
+  RESERVE_HUGEPAGES();
+  run_invalid_desc_mb(GetParam(), true);
+}
+
 }  // namespace
 }  // namespace afxdp::conformance
