@@ -404,7 +404,7 @@ void Receiver::check_packet() {
     fail("frame " + std::to_string(next_) + " (expected sequence " +
          std::to_string(expected_[next_]) + ") has wrong content, length " + std::to_string(len) +
          " in " + std::to_string(fragments_) + " fragments");
-  } else if (sequence != expected_[next_]) {
+  } else if (sequence != expected_[next_] && !skip_lost(sequence)) {
     fail("sequence " + std::to_string(sequence) + " where " + std::to_string(expected_[next_]) +
          " was next (out of order or lost)");
   } else if (len != lengths_[next_]) {
@@ -418,6 +418,16 @@ void Receiver::check_packet() {
   packet_.clear();
   fragments_ = 0;
   ++next_;
+}
+
+bool Receiver::skip_lost(std::uint32_t sequence) {
+  const auto from = expected_.begin() + static_cast<std::ptrdiff_t>(next_);
+  const auto it = std::lower_bound(from, expected_.end(), sequence);
+  const auto skipped = static_cast<std::uint32_t>(it - from);
+  if (it == expected_.end() || *it != sequence || lost_ + skipped > may_lose_) return false;
+  lost_ += skipped;
+  next_ += skipped;
+  return true;
 }
 
 std::uint32_t Receiver::receive(std::uint32_t max) {

@@ -299,6 +299,10 @@ class Receiver {
   void already_lent() noexcept { lent_ = frames_; }
   // Expect these sequences, in this order, with these lengths.
   void expect(std::vector<std::uint32_t> sequences, std::vector<std::uint32_t> lengths);
+  // Up to `n` of the expected packets may be missing, lost before they reached the socket (the
+  // sending veth's tx_dropped, when nothing paces it): a later sequence skips them, in order.
+  void may_lose(std::uint32_t n) noexcept { may_lose_ = n; }
+  [[nodiscard]] std::uint32_t lost() const noexcept { return lost_; }
   // Frames received so far must carry the metadata the program wrote (XDP_METADATA_COPY).
   void check_metadata(bool on) noexcept { check_metadata_ = on; }
   // The last `bytes` of each frame were added by the program (XDP_ADJUST_TAIL_GROW): only the
@@ -347,6 +351,8 @@ class Receiver {
   std::uint32_t added_tail_ = 0;
   void take(const xdp_desc& desc);
   void check_packet();
+  bool skip_lost(std::uint32_t sequence);
+  std::uint32_t may_lose_ = 0, lost_ = 0;
   std::vector<std::uint64_t> waiting_;  // frames for the fill ring that did not fit yet
   std::vector<std::uint8_t> packet_;    // the fragments of the packet so far
   std::uint32_t fragments_ = 0;
