@@ -240,10 +240,10 @@ TEST(LatencyOptions, BadInputNamesTheOption) {
        "not with --wait busy-poll"},
       {{"--udp", "10.0.0.2:7", "--spin-before-sleep", "10"}, "--udp"},
   };
-  for (const auto& [args, says] : bad) {
+  for (const auto& c : bad) {  // no structured binding: clang cannot capture one in a lambda
     std::string label;
-    for (const auto& a : args) label += a + " ";
-    EXPECT_THROW_WITH(parse(args), CLI::ParseError, says) << label;
+    for (const auto& a : c.first) label += a + " ";
+    EXPECT_THROW_WITH(parse(c.first), CLI::ParseError, c.second) << label;
   }
 }
 
