@@ -1,8 +1,11 @@
-// A strict little JSON reader for the tool's output lines: is_json() checks the grammar (objects,
-// arrays, strings without escapes beyond \", numbers, true/false/null), independent of the tool.
+// The tests' JSON grammar check, strict as RFC 8259 (objects, arrays, strings with their escapes
+// and no raw control characters, numbers, true/false/null) and independent of the tool's writer
+// (tools/afxdp/common/json.cpp): is_json(line) for each line the tool prints with --json. Values
+// are read with the tool's own reader, json_value and json_number (common/json.hpp).
 #pragma once
 
 #include <cctype>
+#include <cstring>
 #include <string>
 
 namespace afxdp::test {
@@ -10,20 +13,23 @@ namespace afxdp::test {
 class JsonCheck {
  public:
   explicit JsonCheck(const std::string& text) : s_(text) {}
-  bool valid() {
-    skip();
+  [[nodiscard]] bool valid() {
     if (!value()) return false;
     skip();
     return at_ == s_.size();
   }
 
  private:
+  [[nodiscard]] bool more() const { return at_ < s_.size(); }
+  [[nodiscard]] bool digit() const {
+    return more() && std::isdigit(static_cast<unsigned char>(s_[at_])) != 0;
+  }
   void skip() {
-    while (at_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[at_]))) ++at_;
+    while (more() && std::strchr(" \t\r\n", s_[at_]) != nullptr && s_[at_] != '\0') ++at_;
   }
   bool eat(char c) {
     skip();
-    if (at_ < s_.size() && s_[at_] == c) {
+    if (more() && s_[at_] == c) {
       ++at_;
       return true;
     }
@@ -31,12 +37,12 @@ class JsonCheck {
   }
   bool value() {
     skip();
-    if (at_ >= s_.size()) return false;
+    if (!more()) return false;
     const char c = s_[at_];
     if (c == '{') return object();
     if (c == '[') return array();
     if (c == '"') return string();
-    if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) return number();
+    if (c == '-' || digit()) return number();
     for (const char* word : {"true", "false", "null"}) {
       const std::string w(word);
       if (s_.compare(at_, w.size(), w) == 0) {
@@ -64,26 +70,51 @@ class JsonCheck {
     return eat(']');
   }
   bool string() {
-    if (at_ >= s_.size() || s_[at_] != '"') return false;
-    for (++at_; at_ < s_.size(); ++at_) {
-      if (s_[at_] == '\\') {
-        ++at_;
-      } else if (s_[at_] == '"') {
+    if (!more() || s_[at_] != '"') return false;
+    for (++at_; more(); ++at_) {
+      const auto c = static_cast<unsigned char>(s_[at_]);
+      if (c < 0x20) return false;  // a control character must be escaped
+      if (c == '"') {
         ++at_;
         return true;
       }
+      if (c == '\\' && !escape()) return false;
     }
     return false;
   }
-  bool number() {
-    const std::size_t start = at_;
-    if (s_[at_] == '-') ++at_;
-    while (at_ < s_.size() &&
-           (std::isdigit(static_cast<unsigned char>(s_[at_])) || s_[at_] == '.' || s_[at_] == 'e' ||
-            s_[at_] == 'E' || s_[at_] == '+' || s_[at_] == '-')) {
+  bool escape() {  // at the backslash; leaves at_ on the escape's last character
+    ++at_;
+    if (!more()) return false;
+    if (std::strchr("\"\\/bfnrt", s_[at_]) != nullptr && s_[at_] != '\0') return true;
+    if (s_[at_] != 'u') return false;
+    for (int i = 0; i < 4; ++i) {
       ++at_;
+      if (!more() || std::isxdigit(static_cast<unsigned char>(s_[at_])) == 0) return false;
     }
-    return at_ > start && std::isdigit(static_cast<unsigned char>(s_[at_ - 1]));
+    return true;
+  }
+  bool digits() {  // one or more
+    if (!digit()) return false;
+    while (digit()) ++at_;
+    return true;
+  }
+  bool number() {  // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+    if (s_[at_] == '-') ++at_;
+    if (more() && s_[at_] == '0') {
+      ++at_;
+    } else if (!digits()) {
+      return false;
+    }
+    if (more() && s_[at_] == '.') {
+      ++at_;
+      if (!digits()) return false;
+    }
+    if (more() && (s_[at_] == 'e' || s_[at_] == 'E')) {
+      ++at_;
+      if (more() && (s_[at_] == '+' || s_[at_] == '-')) ++at_;
+      if (!digits()) return false;
+    }
+    return true;
   }
 
   const std::string& s_;
