@@ -1,6 +1,7 @@
 // `afxdp demo --json` end to end, as a user runs it (the README's main job).
 #include "system_test.hpp"
 
+#include "common/json.hpp"
 #include "demo/child.hpp"
 #include "demo/demo.hpp"
 #include "demo/dpdk_reference.hpp"
