@@ -304,7 +304,7 @@ bool Queue::wait(std::chrono::nanoseconds timeout) noexcept {
   // Completions are collected while waiting: a frame sent back is lent for receiving again
   // as soon as the kernel is done with it, not after the next batch arrives (a forwarder's
   // fill ring runs short otherwise).
-  while (!idle_.give_up_cpu()) {
+  while (!idle_.note_empty()) {
     if (tx_in_flight_ != 0) complete();
     if (rx_ready()) return true;
   }
@@ -345,7 +345,7 @@ bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) 
   }
   if (ready) return true;
   IdleWait& idle = queues[0]->idle_;
-  while (!idle.give_up_cpu()) {
+  while (!idle.note_empty()) {
     for (Queue* q : queues) {
       if (q->rx_ready()) return true;
     }

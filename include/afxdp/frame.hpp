@@ -15,7 +15,7 @@ namespace afxdp {
 enum class Verdict : std::uint8_t {
   drop,       // back to the fill ring (or the free pool): the frame is received into again
   send_back,  // out of the queue it came in on (its tx ring)
-  forward,    // out of the other queue of Queue::forward; in serve(), the same as send_back
+  forward,    // out of forward()'s `out` queue; serve() is forward() to itself: there, back out
 };
 // How many Verdicts there are: the last one's value + 1. Each if-chain that dispatches on a
 // Verdict static_asserts this, so a new value is a compile error until every chain handles it.

@@ -26,8 +26,9 @@ class IdleWait {
   static constexpr std::uint32_t probe_every = 32;
   static constexpr std::uint32_t probe_every_most = 1024;
 
-  // The ring had data. If it came during a window, windows as long as twice that wait pay off.
-  void busy() noexcept {
+  // Note that the ring had data. If it came during a window, windows as long as twice that wait
+  // pay off.
+  void note_data() noexcept {
     if (checks_ != 0) {
       window_ = std::clamp(std::max(window_, checks_) * 2, shortest, longest);
       if (probing_) probe_gap_ = probe_every;
@@ -36,10 +37,11 @@ class IdleWait {
     probing_ = false;
     limit_ = window_;
   }
-  // The ring was empty: true when the window is over and it is time to sleep (poll) or yield.
+  // Note that the ring was empty (and pause a beat); true when that ended the window: time to
+  // sleep (poll) or yield.
   // A window that ended empty shortens the next by an eighth: slowly, as one empty window among
   // many that paid is no reason to stop waiting.
-  bool give_up_cpu() noexcept {
+  [[nodiscard]] bool note_empty() noexcept {
     if (++checks_ < limit_) {
       pause();
       return false;

@@ -77,8 +77,9 @@ class Queue {
   std::uint32_t receive(Reader&& reader, std::uint32_t max = default_batch);
 
   // Take up to `max` received frames, as many as the tx ring has room for, and ask handler(Frame&)
-  // for each: send_back (or forward) goes out of this queue's tx ring, drop back to receiving.
-  // Returns how many frames were taken off rx.
+  // for each: send_back goes out of this queue's tx ring, drop back to receiving. serve(h) is
+  // forward(*this, h), so Verdict::forward goes out of this queue too. Returns how many frames
+  // were taken off rx.
   template <FrameHandler Handler>
   std::uint32_t serve(Handler&& handler, std::uint32_t max = default_batch);
 
@@ -295,10 +296,14 @@ class Queue {
     std::uint32_t sent_back = 0;  // on this queue's tx ring
     std::uint32_t dropped = 0;
     std::uint32_t back = 0;  // frames to recycle (dropped, or copied out), their chunks in chunks_
+    std::uint32_t own_out = 0;  // this queue's frames put on out's tx ring (a shared UMEM)
   };
   // receive()'s `taken` frames back but those the reader kept: when a descriptor was refused, a
   // frame kept, the fill ring has no room for all, or the reader threw.
   void recycle_unkept(std::uint32_t taken) noexcept;
+  // forward()'s loop, as serve_batch, with n slots reserved on out's tx ring.
+  template <bool Unaligned, class Handler>
+  std::uint32_t forward_batch(Queue& out, Handler& handler, std::uint32_t n);
   // serve()'s loop over n peeked descriptors with n tx slots reserved, one per UMEM mode.
   template <bool Unaligned, class Handler>
   std::uint32_t serve_batch(Handler& handler, std::uint32_t n);

@@ -1,4 +1,5 @@
-// Threads for a Port's queues, and stopping on SIGINT/SIGTERM.
+// Threads for a Port's queues (SignalStop, in signal_stop.hpp, and the CPU helpers, in cpu.hpp,
+// come with it).
 //
 // run_per_queue runs body(Queue&, std::stop_token), or body(Queue&, std::size_t index,
 // std::stop_token) with the queue's index in port.queues(), on one thread per queue, each pinned
@@ -12,11 +13,12 @@
 // interface and queue.
 #pragma once
 
+#include <afxdp/cpu.hpp>
 #include <afxdp/port.hpp>
+#include <afxdp/signal_stop.hpp>
 
 #include <chrono>
 #include <concepts>
-#include <csignal>
 #include <cstddef>
 #include <functional>
 #include <stop_token>
@@ -57,46 +59,5 @@ void run_per_queue(Port& port, Body&& body, const RunConfig& config = {}) {
         config);
   }
 }
-
-// SIGINT and SIGTERM request a stop instead of ending the process, from construction on, for a
-// single-threaded program's loop: `while (!stop.requested()) ...`. Restores what it changed
-// (the handlers, or the signal mask) when destroyed.
-class SignalStop {
- public:
-  // handler: a handler sets the flag at once, and a system call in progress returns EINTR.
-  // blocked: the signals stay pending until requested() or wait_for() collects them, so that no
-  // system call is cut short (a BPF test run interrupted loses the count of what it sent).
-  enum class Delivery { handler, blocked };
-  // What the handler also does at once, after setting the flag: it must be async-signal-safe
-  // (kill(2) of child processes that would otherwise run on, say).
-  using Action = void (*)() noexcept;
-  SignalStop() : SignalStop(Delivery::handler) {}
-  explicit SignalStop(Delivery delivery);
-  // Delivery::handler, with `also` run by the handler.
-  explicit SignalStop(Action also);
-  SignalStop(const SignalStop&) = delete;
-  SignalStop& operator=(const SignalStop&) = delete;
-  ~SignalStop();
-  [[nodiscard]] bool requested() const noexcept;
-  // The signal that arrived (SIGINT or SIGTERM), 0 while none has.
-  [[nodiscard]] int signal() const noexcept;
-  // Sleeps up to `timeout` (0: just looks), ending early when a stop signal arrives; requested().
-  [[nodiscard]] bool wait_for(std::chrono::nanoseconds timeout) const noexcept;
-
- private:
-  SignalStop(Delivery delivery, Action also);
-  Delivery delivery_;
-  Action previous_action_ = nullptr;  // handler: the `also` to restore
-  sigset_t previous_mask_{};          // blocked: the mask to restore
-  struct sigaction previous_int_ {};
-  struct sigaction previous_term_ {};
-};
-
-[[nodiscard]] inline SignalStop stop_on_signals() { return {}; }
-
-// The CPUs this process may run on (sched_getaffinity), ascending.
-std::vector<unsigned> usable_cpus();
-// Pin the calling thread to `cpu`; false when it is not usable.
-bool pin_to_cpu(unsigned cpu) noexcept;
 
 }  // namespace afxdp

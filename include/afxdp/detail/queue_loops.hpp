@@ -23,7 +23,7 @@ inline std::uint32_t Queue::begin_rx(std::uint32_t max) noexcept {
     idle_turn();
     return 0;
   }
-  idle_.busy();
+  idle_.note_data();
   return n;
 }
 
@@ -244,9 +244,17 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
   }
   n = reserve_tx(out, n);
   if (n == 0) return 0;
-  const bool shared = geo_.area == out.geo_.area;
+  if (geo_.unaligned) [[unlikely]]
+    return forward_batch<true>(out, handler, n);
+  return forward_batch<false>(out, handler, n);
+}
+
+template <bool Unaligned, class Handler>
+std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uint32_t n) {
   const detail::FrameGeometry g = geo_;
-  const RingWindow<const xdp_desc> rx = rx_->peeked();
+  const RingWindow<xdp_desc> out_tx = out.tx_->reserved();
+  std::uint8_t* const on_tx = on_tx_.data();
+  const bool shared = g.area == out.geo_.area;
   ForwardTally tally;
   Frame& frame = frames_[0];
   const std::uint8_t lacks = lacks_;
@@ -257,19 +265,32 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
   detail::OnUnwind unwind([&]() noexcept {
     lacks_ = lacks;
     out.lacks_ = out_lacks;
-    unwind_forward(out, n, i, tally);
+    unwind_forward(out, n, i - 1, tally);  // i counts the frame that threw
   });
-  for (; i < n; ++i) {
-    if (!take(g, rx[i], frame)) [[unlikely]]
-      continue;
-    ++tally.taken;
-    record(g.chunk(frame.address_), FramePlace::fill, FramePlace::application);
-    const Verdict verdict = handler(frame);
-    if (frame.kept_) [[unlikely]] {
-      frame.kept_ = false;
-      continue;
+  for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
+    for (const xdp_desc& desc : part) {
+      ++i;
+      if (!take_as<Unaligned>(g, desc, frame)) [[unlikely]]
+        continue;
+      ++tally.taken;
+      record(g.chunk(frame.address_), FramePlace::fill, FramePlace::application);
+      const Verdict verdict = handler(frame);
+      if (frame.kept_) [[unlikely]] {
+        frame.kept_ = false;
+        continue;
+      }
+      // The likeliest path for a forwarder, out of the other queue of a shared UMEM, here; the
+      // others in route().
+      if (verdict == Verdict::forward && shared && frame.size_ != 0) [[likely]] {
+        const std::uint64_t chunk = g.chunk(frame.address_);
+        out_tx[tally.forwarded++] = xdp_desc{frame.address_, frame.size_, 0};
+        ++tally.own_out;
+        on_tx[g.index(chunk)] = 1;
+        record(chunk, FramePlace::application, FramePlace::tx);
+        continue;
+      }
+      route(out, frame, verdict, shared, tally);
     }
-    route(out, frame, verdict, shared, tally);
   }
   unwind.dismiss();
   lacks_ = lacks;
@@ -289,7 +310,7 @@ inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
     if (shared) [[likely]] {
       out.tx_->at(tally.forwarded++) = xdp_desc{frame.address_, frame.size_, 0};
       to_tx(chunk, FramePlace::application);
-      ++tx_out_;
+      ++tally.own_out;
       return;
     }
     if (out.copy_in(frame, out.tx_->at(tally.forwarded))) {
@@ -313,6 +334,7 @@ inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
 
 inline void Queue::finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally) {
   end_rx(n, tally.taken);
+  tx_out_ += tally.own_out;
   recycle_chunks(chunks_.data(), tally.back, FramePlace::application);
   detail::QueueCounters::add(counters_.forwarded, tally.forwarded);
   if (tally.dropped != 0) detail::QueueCounters::add(counters_.dropped, tally.dropped);
@@ -326,7 +348,7 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
   if (tx_in_flight_ != 0) complete();
   const std::uint32_t n = peek_chains(max);
   if (n == 0) return 0;
-  idle_.busy();
+  idle_.note_data();
   const ChainTake t = take_chains(n);
   rx_->release(n);
   fill_side_ -= t.taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
@@ -361,7 +383,7 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
   if (tx_in_flight_ != 0) complete();
   std::uint32_t n = peek_chains(max);
   if (n == 0) return 0;
-  idle_.busy();
+  idle_.note_data();
   // Take off rx only whole chains that tx has room for: the rest waits on rx.
   if (const std::uint32_t room = tx_->free_slots(n); room < n) [[unlikely]] {
     n = hold_back(n, chain_prefix(n, room));

@@ -11,10 +11,10 @@ using afxdp::IdleWait;
 
 namespace {
 
-// Empty re-checks until give_up_cpu() says to sleep or yield: the window's length.
+// Empty re-checks until note_empty() says to sleep or yield: the window's length.
 std::uint32_t run_empty_window(IdleWait& idle) {
   std::uint32_t checks = 1;
-  while (!idle.give_up_cpu()) ++checks;
+  while (!idle.note_empty()) ++checks;
   return checks;
 }
 
@@ -42,7 +42,7 @@ TEST(IdleWait, WindowsThatEndEmptyShrinkToNoneAndProbesBackOff) {
       ++others_after_shrinking;
     }
   }
-  EXPECT_EQ(IdleWait::shortest, 1U);  // give_up_cpu() says yes at the first empty peek
+  EXPECT_EQ(IdleWait::shortest, 1U);  // note_empty() says yes at the first empty peek
   ASSERT_GE(probes.size(), 8U);
   EXPECT_EQ(probes[0], IdleWait::probe_every);
   std::uint32_t gap = IdleWait::probe_every;
@@ -64,9 +64,9 @@ TEST(IdleWait, DataDuringAWindowLengthensTheNext) {
   for (std::uint32_t w = 0; w < IdleWait::probe_every_most + 1 && !grew; ++w) {
     std::uint32_t checks = 0;
     bool gave_up = false;
-    while (checks < 300 && !(gave_up = idle.give_up_cpu())) ++checks;
+    while (checks < 300 && !(gave_up = idle.note_empty())) ++checks;
     if (gave_up) continue;  // a short window: it ended before the data came
-    idle.busy();
+    idle.note_data();
     grew = true;
   }
   ASSERT_TRUE(grew) << "no probe window within " << IdleWait::probe_every_most + 1 << " windows";
@@ -80,6 +80,6 @@ TEST(IdleWait, DataAfterGivingUpLeavesTheWindow) {
   IdleWait idle;
   run_empty_window(idle);
   const std::uint32_t before = idle.window();
-  idle.busy();
+  idle.note_data();
   EXPECT_EQ(idle.window(), before);
 }
