@@ -50,14 +50,8 @@ Port open_port(const BenchOptions& o) {
   }
 }
 
-Sample sample(const Queue& q, bool with_xdp, Clock::time_point start) {
-  const QueueStats s = q.stats();
-  Sample out;
-  out.app = {s.received, s.sent,    s.wakeups + s.polls, s.empty_turns,
-             s.refused,  s.packets, s.invalid_chains};
-  if (with_xdp) out.xdp = s.kernel;
-  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return out;
+Sample sample(const Queue& q, Clock::time_point start) {
+  return {q.stats(), std::chrono::duration<double>(Clock::now() - start).count()};
 }
 
 // Every queue's ledger, summed, once the queue threads are joined. A frame still held by the
@@ -132,7 +126,7 @@ class Ticker {
  private:
   void report() {
     for (std::size_t i = 0; i < queues_.size(); ++i) {
-      const Sample current = sample(queues_[i], o_.extra_stats, start_);
+      const Sample current = sample(queues_[i], start_);
       if (!o_.quiet) {
         reporter_.print({static_cast<std::uint32_t>(i), o_.interface, queues_[i].id()},
                         current - previous_[i], current);
@@ -157,7 +151,7 @@ void summarize(const BenchOptions& o, Port& port, const Reporter& reporter, Cloc
                bool lost_interface) {
   const std::span<Queue> queues = port.queues();
   std::vector<Sample> totals;
-  for (const Queue& q : queues) totals.push_back(sample(q, o.extra_stats, start));
+  for (const Queue& q : queues) totals.push_back(sample(q, start));
   const LedgerTotals ledger = ledger_totals(queues);
   reporter.summary(totals, std::chrono::duration<double>(Clock::now() - start).count(), ledger);
   if (!o.steer.empty()) {  // each rule's hits, after the summary
