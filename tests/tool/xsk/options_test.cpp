@@ -1,10 +1,12 @@
 // Parsing of the benchmark options, table-driven: what good command lines turn into, and that
 // each bad one is refused with a message naming the option. No kernel: parsing is pure.
 #include <xsk/xsk_options.hpp>
+#include <xsk/xsk_run.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,16 @@ TEST(BenchOptions, SteerIsOneRuleEachAndOnlyWhereFramesAreReceived) {
   EXPECT_EQ(o.steer[1].str(), "arp");
   EXPECT_TRUE(parse(Benchmark::rxdrop, {"-i", "x"}).steer.empty());
   EXPECT_THROW(parse(Benchmark::txpush, {"-i", "x", "--steer", "arp"}), CLI::ParseError);
+}
+
+TEST(BenchOptions, SpinBeforeSleepIsThePortsAndOnlyL2fwds) {
+  const BenchOptions o = parse(Benchmark::l2fwd, {"-i", "x", "--spin-before-sleep", "2.5"});
+  EXPECT_EQ(afxdp::tool::port_config(o).spin_before_sleep, std::chrono::nanoseconds(2500));
+  EXPECT_EQ(afxdp::tool::port_config(parse(Benchmark::l2fwd, {"-i", "x"})).spin_before_sleep,
+            std::chrono::nanoseconds(0));
+  EXPECT_THROW(parse(Benchmark::rxdrop, {"-i", "x", "--spin-before-sleep", "1"}), CLI::ParseError);
+  EXPECT_THROW(parse(Benchmark::l2fwd, {"-i", "x", "--spin-before-sleep", "1000001"}),
+               CLI::ParseError);
 }
 
 TEST(BenchOptions, UnalignedAllowsOtherFrameSizes) {

@@ -37,7 +37,8 @@ Command add_rxdrop(CLI::App& parent) {
                                        "receive on each queue and drop (recycle) every frame");
   return {app, [options] {
             check_frame_fits_mtu(options->interface, options->frame_size, options->frags);
-            return run_benchmark(*options, options->frags ? rxdrop_packets_loop : rxdrop_loop);
+            return options->frags ? run_benchmark(*options, rxdrop_packets_loop)
+                                  : run_benchmark(*options, rxdrop_loop);
           }};
 }
 

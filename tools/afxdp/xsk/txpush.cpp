@@ -69,14 +69,6 @@ void read_replay(const BenchOptions& o, TxFrames& frames) {
                             : size * o.loop;
 }
 
-// Write the frame once into every free frame: the loop then only sets lengths.
-void write_packet(Port& port, const std::vector<std::uint8_t>& packet) {
-  for (Queue& q : port.queues()) {
-    q.for_each_free_frame(
-        [&](Frame& f) { std::memcpy(f.data().data(), packet.data(), packet.size()); });
-  }
-}
-
 }  // namespace
 
 TxFrames tx_frames(const BenchOptions& o) {
@@ -173,6 +165,10 @@ void txpush_loop(Queue& q, const std::stop_token& stop, const QueueContext& c,
   TokenBucket bucket(c.rate, o.batch);
   const bool replaying = !frames.replay.empty();
   const auto length = static_cast<std::uint32_t>(frames.packet.size());
+  if (!replaying) {  // written once into every frame: the loop then only sets lengths
+    q.for_each_free_frame(
+        [&](Frame& f) { std::memcpy(f.data().data(), frames.packet.data(), length); });
+  }
   std::uint64_t replayed = 0;
   while (!stop.stop_requested()) {
     std::uint32_t n = o.batch;
@@ -219,15 +215,8 @@ Command add_txpush(CLI::App& parent) {
             }
             const TxFrames frames = tx_frames(*options);
             return run_benchmark(
-                *options,
-                [&](Queue& q, const std::stop_token& stop, const QueueContext& c) {
+                *options, [&frames](Queue& q, const std::stop_token& stop, const QueueContext& c) {
                   txpush_loop(q, stop, c, frames);
-                },
-                [&](Port& port) {
-                  // A packet of one frame is written once; chains are copied in per packet.
-                  if (frames.replay.empty() && frames.packet.size() <= options->frame_size) {
-                    write_packet(port, frames.packet);
-                  }
                 });
           }};
 }

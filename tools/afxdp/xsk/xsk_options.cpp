@@ -149,6 +149,15 @@ void add_txpush_options(CLI::App& app, BenchOptions& o) {
       ->needs(pcap);
 }
 
+// l2fwd's own option: a reflector's latency (afxdp latency), not a throughput setting.
+void add_l2fwd_options(CLI::App& app, BenchOptions& o) {
+  app.add_option("--spin-before-sleep", o.spin_before_sleep_us,
+                 "re-check the rx ring this many microseconds before giving the CPU away "
+                 "(poll() with -p, else sched_yield()), 0 to 1000000")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e6));
+}
+
 }  // namespace
 
 void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
@@ -157,6 +166,7 @@ void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
   add_run_options(app, o);
   if (benchmark == Benchmark::txpush) add_txpush_options(app, o);
   if (benchmark != Benchmark::txpush) add_steer_option(app, o.steer_texts);
+  if (benchmark == Benchmark::l2fwd) add_l2fwd_options(app, o);
 }
 
 void finish_bench_options(BenchOptions& o) {

@@ -73,6 +73,7 @@ struct BenchOptions {
   std::string group;                      // --group (implies --drop-privileges)
   bool frags = false;                     // -F: multi-buffer (XDP_USE_SG), packets over frames
   std::vector<std::string> steer_texts;   // --steer (rxdrop, l2fwd), one rule each
+  double spin_before_sleep_us = 0;        // --spin-before-sleep (l2fwd)
 
   // Filled in by finish_bench_options.
   std::vector<std::uint32_t> queues;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <span>
 #include <stdexcept>
@@ -193,47 +194,71 @@ PortConfig port_config(const BenchOptions& o) {
   c.unaligned_chunks = o.unaligned;
   c.multi_buffer = o.frags;
   c.steer = o.steer;
+  c.spin_before_sleep = std::chrono::nanoseconds(std::llround(o.spin_before_sleep_us * 1000));
   return c;
 }
 
-int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
-                  const std::function<void(Port&)>& prepare) {
-  // From here on SIGINT and SIGTERM only ask for a stop, even during set-up (the run then ends
-  // at once, with a summary and exit 0).
-  const SignalStop signals;
-  check_system(o);
-  const bool drop = o.drop_privileges || !o.user.empty() || !o.group.empty();
-  const RunAs run_as = drop ? resolve_run_as(o.user, o.group) : RunAs{};
-  interface_index(o.interface);  // "interface X does not exist" before any other refusal
-  Port port = open_port(o);
-  if (prepare) prepare(port);
-  say_if_copy_mode(o, port);
-  if (drop) drop_privileges(run_as);
+struct BenchmarkRun::State {
+  explicit State(const BenchOptions& o) : options(o), port(open(o)) {}
 
-  const std::span<Queue> queues = port.queues();
-  PacketBudget budget(o.count);
-  const QueueContext context{.options = o,
+  static Port open(const BenchOptions& o) {
+    check_system(o);
+    const bool drop = o.drop_privileges || !o.user.empty() || !o.group.empty();
+    const RunAs run_as = drop ? resolve_run_as(o.user, o.group) : RunAs{};
+    interface_index(o.interface);  // "interface X does not exist" before any other refusal
+    Port port = open_port(o);
+    say_if_copy_mode(o, port);
+    if (drop) drop_privileges(run_as);
+    return port;
+  }
+
+  // First: from here on SIGINT and SIGTERM only ask for a stop, even during set-up (the run then
+  // ends at once, with a summary and exit 0).
+  const SignalStop signals;
+  const BenchOptions& options;
+  Port port;
+  PacketBudget budget{options.count};
+  const QueueContext context{.options = options,
                              .budget = budget,
-                             .rate = o.rate / static_cast<double>(queues.size()),
-                             .idle_timeout = std::chrono::milliseconds(o.use_poll ? 100 : 0)};
-  const Reporter reporter(o, o.skb ? "xdp-skb" : "xdp-drv", stdout);
-  Ticker ticker(o, queues, reporter, signals);
+                             .rate = options.rate / static_cast<double>(port.queues().size()),
+                             .idle_timeout = std::chrono::milliseconds(options.use_poll ? 100 : 0)};
+  const Reporter reporter{options, options.skb ? "xdp-skb" : "xdp-drv", stdout};
+  Ticker ticker{options, port.queues(), reporter, signals};
   std::exception_ptr failure;
   bool lost_interface = false;
+};
+
+BenchmarkRun::BenchmarkRun(const BenchOptions& options)
+    : state_(std::make_unique<State>(options)) {}
+
+BenchmarkRun::~BenchmarkRun() = default;
+
+Port& BenchmarkRun::port() noexcept { return state_->port; }
+
+const QueueContext& BenchmarkRun::context() const noexcept { return state_->context; }
+
+RunConfig BenchmarkRun::run_config() {
+  const BenchOptions& o = state_->options;
+  return RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()},
+                   .stop_on_signals = false,  // State::signals, since the start
+                   .on_tick = [&ticker = state_->ticker] { return ticker.tick(); },
+                   .tick = std::chrono::milliseconds(20)};
+}
+
+void BenchmarkRun::failed(const std::exception_ptr& failure) noexcept {
   try {
-    run_per_queue(
-        port, [&](Queue& q, const std::stop_token& stop) { loop(q, stop, context); },
-        RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()},
-                  .stop_on_signals = false,  // `signals` above, since the start
-                  .on_tick = [&ticker] { return ticker.tick(); },
-                  .tick = std::chrono::milliseconds(20)});
+    std::rethrow_exception(failure);
   } catch (const InterfaceGone&) {
-    lost_interface = true;  // said in the tool's words after the summary
+    state_->lost_interface = true;  // said in the tool's words after the summary
   } catch (...) {
-    failure = std::current_exception();
+    state_->failure = std::current_exception();
   }
-  summarize(o, port, reporter, ticker.start(), lost_interface);
-  if (failure) std::rethrow_exception(failure);
+}
+
+int BenchmarkRun::finish() {
+  State& s = *state_;
+  summarize(s.options, s.port, s.reporter, s.ticker.start(), s.lost_interface);
+  if (s.failure) std::rethrow_exception(s.failure);
   return 0;
 }
 
