@@ -128,7 +128,7 @@ namespace {
 // `afxdp demo args...` parsed (never run); the error CLI11 gives, or "accepted".
 std::string parse_demo(std::vector<std::string> args) {
   CLI::App app{"test"};
-  afxdp::tool::add_demo_command(app);
+  afxdp::tool::add_demo_subcommand(app);
   args.insert(args.begin(), "demo");
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   try {

@@ -250,7 +250,7 @@ TEST(DemoOptions, ReferenceDpdkWithoutTestpmdIsOneLine) {
   const std::string saved = old != nullptr ? old : "";
   ::setenv("PATH", "/nonexistent", 1);
   CLI::App app{"test"};
-  afxdp::tool::add_demo_command(app);
+  afxdp::tool::add_demo_subcommand(app);
   std::string what = "accepted";
   try {
     app.parse(std::vector<std::string>{"--reference-dpdk", "demo"});  // CLI11 reads it last first
@@ -266,7 +266,7 @@ TEST(DemoOptions, ReferenceDpdkWithoutTestpmdIsOneLine) {
 TEST(DemoOptions, ReferenceDpdkTakesAPath) {
   const auto parse = [](const std::string& option) {
     CLI::App app{"test"};
-    afxdp::tool::add_demo_command(app);
+    afxdp::tool::add_demo_subcommand(app);
     try {
       app.parse(std::vector<std::string>{option, "demo"});  // CLI11 reads it last first
     } catch (const CLI::ParseError& e) {

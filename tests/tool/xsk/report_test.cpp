@@ -39,8 +39,8 @@ std::string printed(Print print) {
   return s;
 }
 
-afxdp::tool::BenchOptions options(bool json, bool frags) {
-  afxdp::tool::BenchOptions o;
+afxdp::tool::XskOptions options(bool json, bool frags) {
+  afxdp::tool::XskOptions o;
   o.benchmark = afxdp::tool::Benchmark::l2fwd;
   o.interface = "veth0";
   o.json = json;

@@ -139,8 +139,8 @@ void check_extra(const DemoOptions& options) {
     const std::optional<Benchmark> benchmark = benchmark_named(cell.benchmark);
     if (!benchmark) continue;  // --extra is for the benchmarks only, not the xdp-drop row
     CLI::App probe;
-    BenchOptions parsed;
-    add_bench_subcommand(probe, parsed, *benchmark, "");
+    XskOptions parsed;
+    add_xsk_subcommand(probe, parsed, *benchmark, "");
     // Parsing only: any two CPUs do.
     std::vector<std::string> args = cell_args(cell, "demob", "1", DemoCpus{}, options.extra);
     std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
@@ -459,7 +459,7 @@ void add_svg_option(CLI::App& sub, std::string& path) {
 
 }  // namespace
 
-Command add_demo_command(CLI::App& app) {
+Subcommand add_demo_subcommand(CLI::App& app) {
   auto options = std::make_shared<DemoOptions>();
   CLI::App* sub = app.add_subcommand("demo", demo_description);
   sub->add_flag("--quick", options->quick, "1 s per measurement, 2 cores only (about 20 s)");

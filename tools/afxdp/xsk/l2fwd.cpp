@@ -45,10 +45,10 @@ void l2fwd_packets_loop(Queue& q, const std::stop_token& stop, const QueueContex
   if (!stop.stop_requested()) q.drain(std::chrono::seconds(1));
 }
 
-Command add_l2fwd(CLI::App& parent) {
-  auto options = std::make_shared<BenchOptions>();
-  CLI::App* app = add_bench_subcommand(parent, *options, Benchmark::l2fwd,
-                                       "send every frame back out, MAC addresses swapped");
+Subcommand add_l2fwd_subcommand(CLI::App& parent) {
+  auto options = std::make_shared<XskOptions>();
+  CLI::App* app = add_xsk_subcommand(parent, *options, Benchmark::l2fwd,
+                                     "send every frame back out, MAC addresses swapped");
   return {app, [options] {
             check_frame_fits_mtu(options->interface, options->frame_size, options->frags);
             return options->frags ? run_benchmark(*options, l2fwd_packets_loop)

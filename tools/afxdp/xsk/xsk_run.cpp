@@ -24,7 +24,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The checks that need the kernel but change nothing, in the tool's words: before any set-up.
-void check_system(const BenchOptions& o) {
+void check_system(const XskOptions& o) {
   require_privilege(benchmark_name(o.benchmark));
   const std::vector<unsigned> usable = usable_cpus();
   for (const std::uint32_t cpu : o.cpus) {
@@ -34,7 +34,7 @@ void check_system(const BenchOptions& o) {
   }
 }
 
-Port open_port(const BenchOptions& o) {
+Port open_port(const XskOptions& o) {
   try {
     return Port::open(o.interface, port_config(o));
   } catch (const XdpAttachConflict& e) {
@@ -81,7 +81,7 @@ LedgerTotals ledger_totals(std::span<Queue> queues) {
 }
 
 // Said once the whole set-up has worked, so that a later set-up error stays the only line.
-void say_if_copy_mode(const BenchOptions& o, Port& port) {
+void say_if_copy_mode(const XskOptions& o, Port& port) {
   if (port.config().bind == BindMode::automatic && !port.zero_copy()) {
     std::fprintf(stderr, "afxdp: zero-copy is not available on %s (driver %s); using copy mode\n",
                  port.queues().front().name().c_str(), interface_driver(o.interface).c_str());
@@ -93,7 +93,7 @@ void say_if_copy_mode(const BenchOptions& o, Port& port) {
 // the interface is gone.)
 class Ticker {
  public:
-  Ticker(const BenchOptions& o, std::span<Queue> queues, const Reporter& reporter,
+  Ticker(const XskOptions& o, std::span<Queue> queues, const Reporter& reporter,
          const SignalStop& signals)
       : o_(o),
         queues_(queues),
@@ -136,7 +136,7 @@ class Ticker {
     }
   }
 
-  const BenchOptions& o_;
+  const XskOptions& o_;
   std::span<Queue> queues_;
   const Reporter& reporter_;
   const SignalStop& signals_;
@@ -148,7 +148,7 @@ class Ticker {
 };
 
 // The summary, then what went wrong, if anything did, as the run's one error.
-void summarize(const BenchOptions& o, Port& port, const Reporter& reporter, Clock::time_point start,
+void summarize(const XskOptions& o, Port& port, const Reporter& reporter, Clock::time_point start,
                bool lost_interface) {
   const std::span<Queue> queues = port.queues();
   std::vector<Sample> totals;
@@ -173,7 +173,7 @@ void summarize(const BenchOptions& o, Port& port, const Reporter& reporter, Cloc
 
 }  // namespace
 
-PortConfig port_config(const BenchOptions& o) {
+PortConfig port_config(const XskOptions& o) {
   PortConfig c;
   c.queues = o.queues;
   c.frames_per_queue = o.frames;
@@ -199,9 +199,9 @@ PortConfig port_config(const BenchOptions& o) {
 }
 
 struct BenchmarkRun::State {
-  explicit State(const BenchOptions& o) : options(o), port(open(o)) {}
+  explicit State(const XskOptions& o) : options(o), port(open(o)) {}
 
-  static Port open(const BenchOptions& o) {
+  static Port open(const XskOptions& o) {
     check_system(o);
     const bool drop = o.drop_privileges || !o.user.empty() || !o.group.empty();
     const RunAs run_as = drop ? resolve_run_as(o.user, o.group) : RunAs{};
@@ -215,7 +215,7 @@ struct BenchmarkRun::State {
   // First: from here on SIGINT and SIGTERM only ask for a stop, even during set-up (the run then
   // ends at once, with a summary and exit 0).
   const SignalStop signals;
-  const BenchOptions& options;
+  const XskOptions& options;
   Port port;
   PacketBudget budget{options.count};
   const QueueContext context{.options = options,
@@ -228,8 +228,7 @@ struct BenchmarkRun::State {
   bool lost_interface = false;
 };
 
-BenchmarkRun::BenchmarkRun(const BenchOptions& options)
-    : state_(std::make_unique<State>(options)) {}
+BenchmarkRun::BenchmarkRun(const XskOptions& options) : state_(std::make_unique<State>(options)) {}
 
 BenchmarkRun::~BenchmarkRun() = default;
 
@@ -238,7 +237,7 @@ Port& BenchmarkRun::port() noexcept { return state_->port; }
 const QueueContext& BenchmarkRun::context() const noexcept { return state_->context; }
 
 RunConfig BenchmarkRun::run_config() {
-  const BenchOptions& o = state_->options;
+  const XskOptions& o = state_->options;
   return RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()},
                    .stop_on_signals = false,  // State::signals, since the start
                    .on_tick = [&ticker = state_->ticker] { return ticker.tick(); },

@@ -53,7 +53,7 @@ class PacketBudget {
 
 // What one queue's loop is given besides its Queue and stop token.
 struct QueueContext {
-  const BenchOptions& options;
+  const XskOptions& options;
   PacketBudget& budget;
   double rate = 0;  // txpush: this queue's share of --rate, 0: no limit
   // Queue::wait's timeout when idle: with -p a poll() this long at most (so that a stop is seen
@@ -62,7 +62,7 @@ struct QueueContext {
 };
 
 // The Port the options ask for (pure: unit-tested).
-PortConfig port_config(const BenchOptions& options);
+PortConfig port_config(const XskOptions& options);
 
 // One benchmark from the checks to the summary: the constructor checks the system, opens the
 // Port and drops privileges; operator() runs loop(Queue&, const std::stop_token&, const
@@ -70,7 +70,7 @@ PortConfig port_config(const BenchOptions& options);
 // returns the exit code. Throws on a set-up failure, and a loop's failure after the summary.
 class BenchmarkRun {
  public:
-  explicit BenchmarkRun(const BenchOptions& options);
+  explicit BenchmarkRun(const XskOptions& options);
   BenchmarkRun(const BenchmarkRun&) = delete;
   BenchmarkRun& operator=(const BenchmarkRun&) = delete;
   ~BenchmarkRun();
@@ -99,7 +99,7 @@ class BenchmarkRun {
 };
 
 template <class Loop>
-int run_benchmark(const BenchOptions& options, Loop&& loop) {
+int run_benchmark(const XskOptions& options, Loop&& loop) {
   BenchmarkRun run(options);
   return run(std::forward<Loop>(loop));
 }

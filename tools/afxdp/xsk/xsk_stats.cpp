@@ -65,7 +65,7 @@ constexpr Row rows[] = {
     {Shown::app, "empty polls", "empty_polls", "empty_polls_ps", queue<&QueueStats::empty_turns>},
 };
 
-bool shown(const BenchOptions& o, Shown s) {
+bool shown(const XskOptions& o, Shown s) {
   switch (s) {
     case Shown::always:
       return true;
@@ -93,7 +93,7 @@ void json_field(std::string& line, const char* key, std::uint64_t value) {
 
 // An interval's rows (rates of `delta`, totals of `total`), or the summary's (`summary`: rates
 // of the packet counters only, and the rows only the summary has).
-void json_rows(std::string& line, const BenchOptions& o, const QueueStats& delta, double seconds,
+void json_rows(std::string& line, const XskOptions& o, const QueueStats& delta, double seconds,
                const QueueStats& total, bool summary) {
   for (const Shown g : {Shown::always, Shown::xdp, Shown::app}) {
     const bool rates = !summary || g == Shown::always;
@@ -112,7 +112,7 @@ void json_rows(std::string& line, const BenchOptions& o, const QueueStats& delta
 
 }  // namespace
 
-Reporter::Reporter(const BenchOptions& options, std::string mode, std::FILE* out)
+Reporter::Reporter(const XskOptions& options, std::string mode, std::FILE* out)
     : options_(options), mode_(std::move(mode)), out_(out) {}
 
 void Reporter::print(const SocketLabel& socket, const Sample& delta, const Sample& total) const {

@@ -42,7 +42,7 @@ struct SocketLabel {
 
 class Reporter {
  public:
-  Reporter(const BenchOptions& options, std::string mode, std::FILE* out);
+  Reporter(const XskOptions& options, std::string mode, std::FILE* out);
   // One interval of one socket: `delta` is now - prev, `total` is now.
   void print(const SocketLabel& socket, const Sample& delta, const Sample& total) const;
   // The end: totals over all sockets and average rates over `seconds`.
@@ -57,7 +57,7 @@ class Reporter {
   // The text rows of an interval and of the summary: rates of `counted` over `seconds`, then
   // the totals in `total`.
   void text_rows(const Sample& counted, double seconds, const Sample& total) const;
-  const BenchOptions& options_;
+  const XskOptions& options_;
   std::string mode_;  // "xdp-drv" or "xdp-skb"
   std::FILE* out_;
 };
