@@ -3,7 +3,7 @@
 // readers of what it prints and of the interfaces it runs on.
 #pragma once
 
-#include <demo/child.hpp>
+#include <common/child.hpp>
 #include <lab.hpp>
 
 #include <cstdint>

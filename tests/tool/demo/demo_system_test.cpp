@@ -1,7 +1,7 @@
 // `afxdp demo --json` end to end, as a user runs it (the README's main job).
 #include "system_test.hpp"
 
-#include "demo/child.hpp"
+#include "common/child.hpp"
 #include "demo/demo.hpp"
 #include "demo/dpdk_reference.hpp"
 

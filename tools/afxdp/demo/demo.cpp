@@ -4,7 +4,7 @@
 #include "common/number_checks.hpp"
 #include "common/require.hpp"
 #include "common/sibling.hpp"
-#include "demo/child.hpp"
+#include "common/child.hpp"
 #include "demo/demo_latency_run.hpp"
 #include "demo/demo_svg.hpp"
 #include "demo/demo_versus.hpp"

@@ -1,6 +1,6 @@
 #include "demo/dpdk_reference.hpp"
 
-#include "demo/child.hpp"
+#include "common/child.hpp"
 #include "demo/demo_matrix.hpp"
 
 #include <algorithm>
