@@ -1,8 +1,7 @@
 // testpmd beside ours (dpdk_reference.hpp): reading its statistics, its command line, which
-// cells it plays, finding it, and the "vs" ratios the demo shows (demo_versus.hpp).
+// cells it plays and finding it.
 #include "demo/dpdk_reference.hpp"
 #include "demo/demo.hpp"
-#include "demo/demo_versus.hpp"
 
 #include <gtest/gtest.h>
 
@@ -277,31 +276,4 @@ TEST(DemoOptions, ReferenceDpdkTakesAPath) {
   EXPECT_EQ(parse("--reference-dpdk=/bin/sh"), "accepted");
   EXPECT_EQ(parse("--reference-dpdk=/nonexistent/dpdk-testpmd"),
             "--reference-dpdk: /nonexistent/dpdk-testpmd does not exist");
-}
-
-TEST(DemoVersus, OurCellOverEachReferenceTwin) {
-  std::vector<DemoCell> cells(4);
-  cells[0] = {"rxdrop", false, "native", 2, true, 4.0, ""};
-  cells[1] = cells[0];
-  cells[1].tool = "xdpsock";
-  cells[1].mpps = 2.0;
-  cells[2] = cells[0];
-  cells[2].tool = "dpdk";
-  cells[2].mpps = 3.2;
-  cells[3] = cells[0];
-  cells[3].cores = 1;
-  cells[3].tool = "dpdk";
-  cells[3].mpps = 1.0;  // no afxdp cell with one core: no ratio
-  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[1]), 2.0);
-  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[2]), 1.25);
-  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[3]), 0);
-  const std::string table = afxdp::tool::demo_table(afxdp::tool::with_versus_rows(cells));
-  EXPECT_NE(table.find("rxdrop vs xdpsock"), std::string::npos) << table;
-  EXPECT_NE(table.find("2.00x"), std::string::npos) << table;
-  EXPECT_NE(table.find("rxdrop vs DPDK"), std::string::npos) << table;
-  EXPECT_NE(table.find("1.25x"), std::string::npos) << table;
-  // The ratio's row follows its reference's row.
-  EXPECT_LT(table.find("rxdrop dpdk"), table.find("rxdrop vs DPDK")) << table;
-  cells[0].measured = false;
-  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[2]), 0);
 }

@@ -1,13 +1,11 @@
 #include "demo/demo.hpp"
 
+#include "common/child.hpp"
 #include "common/json.hpp"
 #include "common/number_checks.hpp"
 #include "common/require.hpp"
 #include "common/sibling.hpp"
-#include "common/child.hpp"
 #include "demo/demo_latency_run.hpp"
-#include "demo/demo_svg.hpp"
-#include "demo/demo_versus.hpp"
 #include "demo/dpdk_reference.hpp"
 #include "demo/launcher.hpp"
 #include "demo/xdpsock_reference.hpp"
@@ -23,7 +21,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -150,16 +147,6 @@ void check_extra(const DemoOptions& options) {
       throw CLI::ValidationError("--extra", cell.benchmark + ": " + e.what());
     }
   }
-}
-
-// A reference cell's ratio for --json: ,"afxdp_over_this":1.270 (null when either is unmeasured).
-std::string versus_field(const std::vector<DemoCell>& cells, const DemoCell& cell) {
-  if (cell.tool == "afxdp") return {};
-  const double ratio = afxdp_over(cells, cell);
-  char text[64];
-  if (ratio <= 0) return ",\"afxdp_over_this\":null";
-  std::snprintf(text, sizeof text, ",\"afxdp_over_this\":%.3f", ratio);
-  return text;
 }
 
 // --reference-dpdk's program, found now: a missing one is one line before anything is set up.
@@ -345,18 +332,16 @@ std::string tool_to_measure() {
   return *tool;
 }
 
-void print_cell(const DemoCell& cell, const std::vector<DemoCell>& cells,
-                const DemoOptions& options) {
+void print_cell(const DemoCell& cell, const DemoOptions& options) {
   if (options.json) {
     std::printf(
         "{\"benchmark\":\"%s\",\"tool\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
         "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
-        "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s%s}\n",
+        "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s}\n",
         cell.benchmark.c_str(), cell.tool.c_str(), cell.poll ? "true" : "false",
         cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues, cell.mpps,
         cell.offered_mpps, static_cast<unsigned long long>(options.gen_rate),
-        cell.measured ? "true" : "false", json_string(cell.error).c_str(),
-        versus_field(cells, cell).c_str());
+        cell.measured ? "true" : "false", json_string(cell.error).c_str());
     std::fflush(stdout);
   } else if (!cell.measured) {
     std::fprintf(stderr, "afxdp demo: %s (%s): %s\n", row_name(cell).c_str(),
@@ -395,12 +380,6 @@ bool latency_table(const DemoOptions& options, const DemoRun& run, const SignalS
   return std::all_of(rows.begin(), rows.end(), [](const LatencyRow& r) { return r.measured; });
 }
 
-void write_svg(const std::string& path, const std::vector<DemoCell>& cells) {
-  std::ofstream out(path);
-  out << demo_svg(cells, machine_note());
-  if (!out.flush()) throw std::runtime_error("demo: cannot write the chart to " + path);
-}
-
 int run_demo(const DemoOptions& options) {
   require_privilege("demo");
   const std::string tool = tool_to_measure();
@@ -433,28 +412,14 @@ int run_demo(const DemoOptions& options) {
       cell.measured = false;
       cell.error = "interrupted";
     }
-    print_cell(cell, cells, options);
+    print_cell(cell, options);
   }
-  if (!options.json) std::printf("%s", demo_table(with_versus_rows(cells)).c_str());
-  if (!options.svg.empty()) write_svg(options.svg, cells);
+  if (!options.json) std::printf("%s", demo_table(cells).c_str());
   bool all =
       std::all_of(cells.begin(), cells.end(), [](const DemoCell& cell) { return cell.measured; });
   if (options.wants_latency() && !stop.requested()) all = latency_table(options, run, stop) && all;
   if (stop.requested()) return 130;
   return all ? 0 : 1;
-}
-
-// --svg FILE, checked while parsing: the chart is written after the whole matrix ran.
-void add_svg_option(CLI::App& sub, std::string& path) {
-  sub.add_option("--svg", path, "Also draw the matrix as an SVG bar chart into this file")
-      ->check(CLI::Validator(
-          [](const std::string& file) {
-            const auto slash = file.rfind('/');
-            const std::string dir = slash == std::string::npos ? "." : file.substr(0, slash + 1);
-            return ::access(dir.c_str(), W_OK) == 0 ? std::string()
-                                                    : "cannot write a file in " + dir;
-          },
-          "FILE"));
 }
 
 }  // namespace
@@ -493,7 +458,6 @@ Subcommand add_demo_subcommand(CLI::App& app) {
             return ::access(path.c_str(), X_OK) == 0 ? std::string() : path + " is not executable";
           },
           "EXECUTABLE"));
-  add_svg_option(*sub, options->svg);
   CLI::Option* latency = sub->add_flag(
       "--latency", options->latency,
       "Measure the latency table after the matrix also with --json (default: only with the table)");

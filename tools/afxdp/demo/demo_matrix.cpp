@@ -119,8 +119,6 @@ std::string demo_table(const std::vector<DemoCell>& cells) {
         std::snprintf(buffer, sizeof buffer, " %16s", "");
       } else if (!found->second->measured) {
         std::snprintf(buffer, sizeof buffer, " %16s", "-");
-      } else if (found->second->tool.rfind("vs ", 0) == 0) {  // demo_versus.hpp: a ratio
-        std::snprintf(buffer, sizeof buffer, " %15.2fx", found->second->mpps);
       } else {
         std::snprintf(buffer, sizeof buffer, " %16.3f", found->second->mpps);
       }
