@@ -10,8 +10,11 @@
 #include <string>
 #include <vector>
 
+using afxdp::tool::DemoBenchmark;
 using afxdp::tool::DemoCell;
+using afxdp::tool::DemoMode;
 using afxdp::tool::DemoOptions;
+using afxdp::tool::DemoTool;
 
 namespace {
 
@@ -155,8 +158,8 @@ TEST(TestpmdBlockCounts, NoBlockNoCount) {
 // testpmd's command line: EAL's arguments, then its own.
 TEST(TestpmdArgs, OneCellInTestpmdsArguments) {
   DemoCell cell;
-  cell.benchmark = "rxdrop";
-  cell.mode = "native";
+  cell.benchmark = DemoBenchmark::rxdrop;
+  cell.mode = DemoMode::native;
   const std::vector<std::string> rx =
       afxdp::tool::testpmd_args(cell, "demob", {2, 3}, "02:00:00:00:00:02");
   const auto has = [](const std::vector<std::string>& args, const std::string& arg) {
@@ -183,7 +186,7 @@ TEST(TestpmdArgs, OneCellInTestpmdsArguments) {
   EXPECT_LT(split - rx.begin(),
             std::find(rx.begin(), rx.end(), "--forward-mode=rxonly") - rx.begin());
 
-  cell.benchmark = "txpush";
+  cell.benchmark = DemoBenchmark::txpush;
   cell.busy_poll = true;
   const std::vector<std::string> tx =
       afxdp::tool::testpmd_args(cell, "demob", {0, 1}, "02:00:00:00:00:02");
@@ -191,7 +194,7 @@ TEST(TestpmdArgs, OneCellInTestpmdsArguments) {
   EXPECT_TRUE(has(tx, "--eth-peer=0,02:00:00:00:00:02"));
   EXPECT_TRUE(
       has(tx, "net_af_xdp0,iface=demob,start_queue=0,queue_count=1,force_copy=1,busy_budget=64"));
-  cell.benchmark = "l2fwd";
+  cell.benchmark = DemoBenchmark::l2fwd;
   EXPECT_TRUE(has(afxdp::tool::testpmd_args(cell, "demob", {0, 1}, "x"), "--forward-mode=macswap"));
 }
 
@@ -205,25 +208,26 @@ TEST(DemoMatrix, TestpmdFollowsTheCellsItCanPlay) {
   const auto cells = afxdp::tool::demo_matrix(options);
   int twins = 0;
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    if (cells[i].tool != "dpdk") continue;
+    if (cells[i].tool != DemoTool::dpdk) continue;
     ++twins;
     ASSERT_GE(i, 2U);
-    EXPECT_EQ(cells[i - 1].tool, "xdpsock");
-    EXPECT_EQ(cells[i - 2].tool, "afxdp");
+    EXPECT_EQ(cells[i - 1].tool, DemoTool::xdpsock);
+    EXPECT_EQ(cells[i - 2].tool, DemoTool::afxdp);
     for (const DemoCell* other : {&cells[i - 1], &cells[i - 2]}) {
       EXPECT_EQ(other->benchmark, cells[i].benchmark);
       EXPECT_EQ(other->poll, cells[i].poll);
       EXPECT_EQ(other->busy_poll, cells[i].busy_poll);
       EXPECT_EQ(other->cores, cells[i].cores);
     }
-    EXPECT_EQ(cells[i].mode, "native");
+    EXPECT_EQ(cells[i].mode, DemoMode::native);
     EXPECT_EQ(cells[i].queues, 1);
     EXPECT_FALSE(cells[i].poll);
   }
   // rxdrop, txpush, l2fwd x spin, busy-poll x 1 and 2 cores.
   EXPECT_EQ(twins, 12);
   options.reference_dpdk.clear();
-  for (const DemoCell& cell : afxdp::tool::demo_matrix(options)) EXPECT_NE(cell.tool, "dpdk");
+  for (const DemoCell& cell : afxdp::tool::demo_matrix(options))
+    EXPECT_NE(cell.tool, DemoTool::dpdk);
 }
 
 TEST(ResolveTestpmd, APathOrANameInPath) {

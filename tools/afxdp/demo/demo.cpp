@@ -109,19 +109,25 @@ std::string cpu_list(int queues, DemoCpus cpus) {
 std::vector<std::string> cell_args(const DemoCell& cell, const std::string& interface,
                                    const std::string& duration, DemoCpus cpus,
                                    const std::vector<std::string>& extra) {
-  if (cell.benchmark == demo_ceiling) {
+  if (cell.benchmark == DemoBenchmark::xdp_drop) {
     std::vector<std::string> args{"rxq-info", "-i", interface, "-a",
                                   "DROP",     "-d", duration,  "--json"};
-    if (cell.mode == "skb") args.push_back("-S");
+    if (cell.mode == DemoMode::skb) args.push_back("-S");
     return args;
   }
-  std::vector<std::string> args{cell.benchmark, "-i",
-                                interface,      cell.mode == "skb" ? "-S" : "-N",
-                                "-c",           "-d",
-                                duration,       "--json",
-                                "--cpu",        cpu_list(cell.queues, cpus),
-                                "-q",           cell.queues == 1 ? "0" : "0,1"};
-  if (cell.benchmark == "txpush") args.insert(args.end(), {"-G", nobody_mac});
+  std::vector<std::string> args{demo_name(cell.benchmark),
+                                "-i",
+                                interface,
+                                cell.mode == DemoMode::skb ? "-S" : "-N",
+                                "-c",
+                                "-d",
+                                duration,
+                                "--json",
+                                "--cpu",
+                                cpu_list(cell.queues, cpus),
+                                "-q",
+                                cell.queues == 1 ? "0" : "0,1"};
+  if (cell.benchmark == DemoBenchmark::txpush) args.insert(args.end(), {"-G", nobody_mac});
   if (cell.poll) args.push_back("-p");
   if (cell.busy_poll) args.push_back("-B");
   args.insert(args.end(), extra.begin(), extra.end());
@@ -133,7 +139,7 @@ std::vector<std::string> cell_args(const DemoCell& cell, const std::string& inte
 void check_extra(const DemoOptions& options) {
   if (options.extra.empty()) return;
   for (const DemoCell& cell : demo_matrix(options)) {
-    const std::optional<Benchmark> benchmark = benchmark_named(cell.benchmark);
+    const std::optional<Benchmark> benchmark = benchmark_named(demo_name(cell.benchmark));
     if (!benchmark) continue;  // --extra is for the benchmarks only, not the xdp-drop row
     CLI::App probe;
     XskOptions parsed;
@@ -144,7 +150,8 @@ void check_extra(const DemoOptions& options) {
     try {
       probe.parse(args);
     } catch (const CLI::ParseError& e) {
-      throw CLI::ValidationError("--extra", cell.benchmark + ": " + e.what());
+      throw CLI::ValidationError("--extra",
+                                 demo_name(cell.benchmark) + std::string(": ") + e.what());
     }
   }
 }
@@ -196,13 +203,14 @@ void measure_reference(DemoCell& cell, const Child* app, int code, const lab::Ve
       }
     }
     cell.measured = false;
-    cell.error =
-        cell.tool + " left its XDP program attached (exit code " + std::to_string(code) + ")";
+    cell.error = std::string(demo_name(cell.tool)) + " left its XDP program attached (exit code " +
+                 std::to_string(code) + ")";
     return;
   }
   if (app == nullptr) return;
   double pps = 0;
-  if (code != 0 || !xdpsock_rate(app->out(), cell.benchmark == "rxdrop" ? "rx" : "tx", pps)) {
+  if (code != 0 ||
+      !xdpsock_rate(app->out(), cell.benchmark == DemoBenchmark::rxdrop ? "rx" : "tx", pps)) {
     cell.error = "xdpsock: " + (code != 0 ? app->last_error_line() : "no statistics in its output");
     return;
   }
@@ -215,7 +223,7 @@ void measure_reference(DemoCell& cell, const Child* app, int code, const lab::Ve
 // queues): one gen per queue, one per CPU.
 std::vector<std::unique_ptr<Child>> start_sources(const DemoCell& cell, const DemoRun& run) {
   std::vector<std::unique_ptr<Child>> sources;
-  if (cell.benchmark == "txpush") return sources;
+  if (cell.benchmark == DemoBenchmark::txpush) return sources;
   for (int q = 0; q < cell.queues; ++q) {
     const unsigned cpu = cell.queues == 1 ? run.cpus.source : run.cpus.sender_of_queue(q);
     std::vector<std::string> gen{"gen",
@@ -257,7 +265,7 @@ void measure_application(DemoCell& cell, const Child& app, int code) {
     return;
   }
   const std::string summary = summary_line(app.out());
-  if (cell.benchmark == demo_ceiling) {
+  if (cell.benchmark == DemoBenchmark::xdp_drop) {
     // rxq-info's summary: the total it processed over its duration.
     const auto total = summary.find("\"total\":");
     double processed = 0, elapsed = 0;
@@ -271,8 +279,8 @@ void measure_application(DemoCell& cell, const Child& app, int code) {
     return;
   }
   double pps = 0;
-  if (!json_number(summary, cell.benchmark == "rxdrop" ? "rx_pps" : "tx_pps", pps)) {
-    cell.error = "no summary in the output of " + cell.benchmark;
+  if (!json_number(summary, cell.benchmark == DemoBenchmark::rxdrop ? "rx_pps" : "tx_pps", pps)) {
+    cell.error = std::string("no summary in the output of ") + demo_name(cell.benchmark);
     return;
   }
   cell.mpps = pps / 1e6;
@@ -286,13 +294,13 @@ std::pair<std::unique_ptr<Child>, int> run_application(DemoCell& cell, const Dem
   const auto pin_napi = [&] {
     if (cell.cores == 1) lab::pin_napi_threads(run.veth.b(), run.cpus.app);
   };
-  if (cell.tool == "dpdk") {
+  if (cell.tool == DemoTool::dpdk) {
     run_testpmd(cell, run.options.reference_dpdk, run.veth.b(), run.seconds, run.cpus, nobody_mac,
                 pin_napi);
     return {nullptr, 0};
   }
   std::unique_ptr<Child> app =
-      cell.tool != "afxdp"
+      cell.tool != DemoTool::afxdp
           ? start_reference(cell, run)
           : std::make_unique<Child>(cell_args(cell, run.veth.b(), format_seconds(run.seconds),
                                               run.cpus, run.options.extra),
@@ -313,7 +321,7 @@ void measure(DemoCell& cell, const DemoRun& run) {
   if (!source_error.empty()) {
     cell.measured = false;
     cell.error = source_error;
-  } else if (cell.tool != "afxdp") {
+  } else if (cell.tool != DemoTool::afxdp) {
     measure_reference(cell, app.get(), code, run.veth);
   } else {
     measure_application(cell, *app, code);
@@ -338,8 +346,8 @@ void print_cell(const DemoCell& cell, const DemoOptions& options) {
         "{\"benchmark\":\"%s\",\"tool\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
         "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
         "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s}\n",
-        cell.benchmark.c_str(), cell.tool.c_str(), cell.poll ? "true" : "false",
-        cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues, cell.mpps,
+        demo_name(cell.benchmark), demo_name(cell.tool), cell.poll ? "true" : "false",
+        cell.busy_poll ? "true" : "false", demo_name(cell.mode), cell.cores, cell.queues, cell.mpps,
         cell.offered_mpps, static_cast<unsigned long long>(options.gen_rate),
         cell.measured ? "true" : "false", json_string(cell.error).c_str());
     std::fflush(stdout);
