@@ -9,7 +9,8 @@
 // and yield instead, so the figure there is dominated by context switches, not by cache-line
 // traffic.
 //
-// Results and the command that produced them: docs/benchmarks.md, "Rings".
+// Results and the command that produced them: docs/benchmarks-log/2026-12.md, "2026-12-03, the
+// rings table moved" (docs/benchmarks.md's rings target sums them up).
 #include "libxdp_ring.hpp"
 #include "naive_ring.hpp"
 #ifdef AFXDP_BENCH_RTE_RING
@@ -74,10 +75,9 @@ void wait_for_peer(std::int64_t pauses) {
 }
 
 // What one cache line costs to move between the two CPUs right now, in ns (half a round trip).
-// This machine is a VM whose host sometimes runs the two vCPUs where a line moves in ~30 ns and
-// sometimes where it takes ~150 ns, and it can switch within a run; at batch 1 that alone changes
-// every ring's figure ten-fold. Each repetition reports it (counter `line_ns`) so that figures are
-// compared within one mode (docs/benchmarks.md, "Rings").
+// A VM's host may run its two vCPUs where a line moves in ~30 ns or where it takes ~150 ns, and
+// switch within a run; at batch 1 that alone changes every ring's figure ten-fold. Each repetition
+// reports it (counter `line_ns`) so that figures are compared within one placement.
 class LineProbe {
  public:
   static constexpr std::uint32_t round_trips = 20000;

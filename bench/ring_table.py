@@ -2,9 +2,9 @@
 """Markdown tables from bench/ring_bench's JSON (--benchmark_format=json), one per waiting policy.
 
 Every repetition carries `line_ns`, what one cache line cost to move between the two CPUs when it
-started. This VM switches between a "near" placement of its two vCPUs (~30 ns) and a "far" one
-(~150 ns), sometimes within a run, and at batch 1 that alone moves every ring ten-fold; so each
-cell is the median of the repetitions measured in one placement, with their count.
+started. A VM's host may switch between a "near" placement of its two vCPUs (~30 ns) and a "far"
+one (~150 ns), sometimes within a run, and at batch 1 that alone moves every ring ten-fold; so
+each cell is the median of the repetitions measured in one placement, with their count.
 The one_core rows (both threads on one CPU: no line moves between CPUs, no `line_ns`) get a table
 of their own, with each cell's lowest and highest repetition, since there the spread between
 repetitions is as large as the differences between rings.

@@ -4,9 +4,11 @@
 // flags argument when the map has no entry for the key).
 //
 // Steering: once a rule exists (shapes.on), only frames that match one go to the socket, the
-// rest XDP_PASS to the kernel. The headers are parsed once into a tuple; each rule shape in use
-// (at most AFXDP_STEER_SHAPES) costs one hash lookup of (tag, tuple & mask), whatever the number
-// of rules. See docs/api.md "Steering".
+// rest XDP_PASS to the kernel. The headers are parsed once into a tuple. A rule of the commonest
+// shape (protocol + destination port) is a cell of an array indexed by the port: one load. Each
+// other shape in use (at most AFXDP_STEER_SHAPES) that the frame's fixed fields do not rule out
+// costs one hash lookup of (tag, tuple & mask), whatever the number of rules. See docs/api.md
+// "Steering".
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
@@ -46,8 +48,11 @@ struct {
 
 const volatile __u32 fallback_action = XDP_PASS;
 struct afxdp_steer_shapes steer_shapes;
+struct afxdp_steer_filter steer_filter;
+struct afxdp_steer_ports steer_ports;
 
 #define READ_ONCE_U32(x) (*(volatile __u32 *)&(x))
+#define READ_ONCE_U16(x) (*(volatile __u16 *)&(x))
 
 struct vlan_tag {
   __be16 tci;
@@ -83,8 +88,6 @@ static __always_inline void parse_ipv4(void *data, void *end, __u32 off,
   if (!ip) return;
   __u32 ihl = (ip[0] & 0x0f) * 4U;
   if (ihl < 20) return;
-  __builtin_memcpy(t->src, ip + 12, 4);
-  __builtin_memcpy(t->dst, ip + 16, 4);
   t->proto = ip[9];
   __be16 frag = *(__be16 *)(ip + 6);
   if (frag & bpf_htons(0x1fff)) return;  // a later fragment: no ports in it
@@ -95,8 +98,6 @@ static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
                                        struct afxdp_steer_tuple *t) {
   __u8 *ip = at(data, end, off, 40);
   if (!ip) return;
-  __builtin_memcpy(t->src, ip + 8, 16);
-  __builtin_memcpy(t->dst, ip + 24, 16);
   __u8 next = ip[6];
   off += 40;
   for (int i = 0; i < MAX_EXT_HEADERS; i++) {
@@ -126,16 +127,19 @@ static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
   read_ports(data, end, off, t);
 }
 
-static __always_inline void parse(struct xdp_md *ctx, struct afxdp_steer_tuple *t) {
+// The tuple's head (the 12 bytes before the addresses, zeroed by the caller); returns the offset
+// of the IP header (the addresses are read only when a shape needs them: read_addresses).
+// A function of its own: only tagged frames and IPv6 with extension headers come here.
+static __noinline __u32 parse(struct xdp_md *ctx, struct afxdp_steer_tuple *t) {
   void *data = (void *)(long)ctx->data;
   void *end = (void *)(long)ctx->data_end;
-  if (data + sizeof(struct ethhdr) > end) return;
+  if (data + sizeof(struct ethhdr) > end) return 0;
   __be16 proto = ((struct ethhdr *)data)->h_proto;
   __u32 off = sizeof(struct ethhdr);
   for (int i = 0; i < 2; i++) {
     if (proto != bpf_htons(ETH_P_8021Q) && proto != bpf_htons(ETH_P_8021AD)) break;
     struct vlan_tag *tag = at(data, end, off, sizeof(struct vlan_tag));
-    if (!tag) return;
+    if (!tag) return 0;
     __be16 id = tag->tci & bpf_htons(0x0fff);
     if (i == 0) {
       t->vlan_outer = id;
@@ -152,25 +156,63 @@ static __always_inline void parse(struct xdp_md *ctx, struct afxdp_steer_tuple *
     parse_ipv4(data, end, off, t);
   else if (proto == bpf_htons(ETH_P_IPV6))
     parse_ipv6(data, end, off, t);
+  return off;
 }
 
-// The slot of the first rule the frame matches, or -1.
-static __always_inline long match(struct xdp_md *ctx) {
+static __always_inline void read_addresses(struct xdp_md *ctx, __u32 off,
+                                           struct afxdp_steer_tuple *t) {
+  void *data = (void *)(long)ctx->data;
+  void *end = (void *)(long)ctx->data_end;
+  __builtin_memset(t->src, 0, sizeof(t->src) + sizeof(t->dst));
+  if (t->ethertype == bpf_htons(ETH_P_IP)) {
+    __u8 *ip = at(data, end, off, 20);
+    if (!ip || (ip[0] & 0x0f) < 5) return;  // as parse_ipv4: no header, no addresses
+    __builtin_memcpy(t->src, ip + 12, 4);
+    __builtin_memcpy(t->dst, ip + 16, 4);
+  } else if (t->ethertype == bpf_htons(ETH_P_IPV6)) {
+    __u8 *ip = at(data, end, off, 40);
+    if (!ip) return;
+    __builtin_memcpy(t->src, ip + 8, 16);
+    __builtin_memcpy(t->dst, ip + 24, 16);
+  }
+}
+
+// The fast path: slot + 1 of the port rule that takes the frame, or 0.
+static __always_inline __u32 port_rule(__be16 ethertype, __u8 proto, __u8 flags, __be16 dport) {
+  if (flags != AFXDP_STEER_PORTS) return 0;  // tagged, or no ports (then not IP either)
+  __u32 cell = proto == IPPROTO_UDP ? 0 : proto == IPPROTO_TCP ? 2 : 4;  // or SCTP
+  if (ethertype == bpf_htons(ETH_P_IPV6)) cell += 1;
+  __u32 i = (cell << 16) | bpf_ntohs(dport);
+  if (i >= (AFXDP_STEER_PORT_CELLS << 16)) return 0;
+  return READ_ONCE_U16(steer_ports.slots[i]);
+}
+
+// The shapes the frame's fixed fields do not rule out.
+static __always_inline __u32 candidates(__be16 ethertype, __u8 proto, __u8 flags) {
+  __u32 e = ethertype;
+  return READ_ONCE_U32(steer_filter.by_flags[flags & 7]) &
+         READ_ONCE_U32(steer_filter.by_proto[proto]) &
+         READ_ONCE_U32(steer_filter.by_ethertype[AFXDP_STEER_ETHER_FOLD(e)]);
+}
+
+// The slot of the first shape's rule the frame matches, or -1.
+static __noinline long match_shapes(struct xdp_md *ctx, struct afxdp_steer_tuple *tuple, __u32 l3,
+                                    __u32 bits) {
   struct afxdp_steer_key key = {};
   struct afxdp_steer_narrow_key narrow = {};
-  struct afxdp_steer_tuple tuple = {};
-  parse(ctx, &tuple);
+  read_addresses(ctx, l3, tuple);
   __u32 count = READ_ONCE_U32(steer_shapes.count);
   for (__u32 i = 0; i < AFXDP_STEER_SHAPES; i++) {
-    if (i >= count) break;
+    if (i >= count || (bits >> i) == 0) break;
+    if (!(bits & (1U << i))) continue;
     __u32 tag = READ_ONCE_U32(steer_shapes.tags[i]);
     if (tag == 0) continue;
     __u32 *mask = (__u32 *)&steer_shapes.masks[tag & AFXDP_STEER_SHAPE_BITS];
-    __u32 *in = (__u32 *)&tuple;
+    __u32 *in = (__u32 *)tuple;
     __u32 *slot;
     if (tag & AFXDP_STEER_WIDE) {
       __u32 *out = (__u32 *)&key.tuple;
-      for (int w = 0; w < sizeof(tuple) / 4; w++) out[w] = in[w] & mask[w];
+      for (int w = 0; w < sizeof(*tuple) / 4; w++) out[w] = in[w] & mask[w];
       key.tag = tag;
       slot = bpf_map_lookup_elem(&steer_entries, &key);
     } else {
@@ -182,6 +224,77 @@ static __always_inline long match(struct xdp_md *ctx) {
     if (slot) return *slot;
   }
   return -1;
+}
+
+static __always_inline int is_ipv6_extension(__u8 next) {
+  return next == IPPROTO_HOPOPTS || next == IPPROTO_ROUTING || next == IPPROTO_DSTOPTS ||
+         next == IPPROTO_FRAGMENT || next == IPPROTO_AH;
+}
+
+// match() for tagged frames and IPv6 with extension headers: the whole parse, in a function
+// of its own so that the common case's registers stay its own.
+static __noinline long match_parsed(struct xdp_md *ctx) {
+  struct afxdp_steer_tuple t;
+  __builtin_memset(&t, 0, AFXDP_STEER_NARROW_SIZE);
+  __u32 l3 = parse(ctx, &t);
+  __u32 fast = port_rule(t.ethertype, t.proto, t.flags, t.dport);
+  if (fast) return fast - 1;
+  __u32 bits = candidates(t.ethertype, t.proto, t.flags);
+  if (!bits) return -1;
+  return match_shapes(ctx, &t, l3, bits);
+}
+
+// The slot of the first rule the frame matches, or -1: the port table, then the shapes. The
+// commonest frames (untagged; IPv4 without options, IPv6 without extension headers; at least
+// 38 bytes) are parsed here in straight-line code, as parse() would, and reach the stack only
+// when a shape must be hashed; the others go to match_parsed.
+static __always_inline long match(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data;
+  void *end = (void *)(long)ctx->data_end;
+  if (data + ETH_HLEN + 20 + 4 > end) return match_parsed(ctx);
+  __be16 ethertype = *(__be16 *)(data + 12);
+  __u8 *ip = data + ETH_HLEN;
+  __u8 proto = 0, flags = 0;
+  __be16 *ports = 0;
+  if (ethertype == bpf_htons(ETH_P_IP)) {
+    if (ip[0] != 0x45) return match_parsed(ctx);  // options (or not version 4)
+    proto = ip[9];
+    if (!(*(__be16 *)(ip + 6) & bpf_htons(0x1fff))) ports = (__be16 *)(ip + 20);
+  } else if (ethertype == bpf_htons(ETH_P_IPV6)) {
+    if ((void *)(ip + 40 + 4) > end) return match_parsed(ctx);
+    proto = ip[6];
+    ports = (__be16 *)(ip + 40);
+  } else if (ethertype == bpf_htons(ETH_P_8021Q) || ethertype == bpf_htons(ETH_P_8021AD)) {
+    return match_parsed(ctx);
+  }
+  __be16 sport = 0, dport = 0;
+  if (ports) {
+    // The port table's row of this protocol and family: cell (UDP 0, TCP 1, SCTP 2) * 2 + IPv6.
+    __u16 *row = steer_ports.slots;
+    if (ethertype == bpf_htons(ETH_P_IPV6)) row += 1U << 16;
+    if (proto == IPPROTO_UDP)
+      ;
+    else if (proto == IPPROTO_TCP)
+      row += 2U << 16;
+    else if (proto == IPPROTO_SCTP)
+      row += 4U << 16;
+    else if (ethertype == bpf_htons(ETH_P_IPV6) && is_ipv6_extension(proto))
+      return match_parsed(ctx);
+    else
+      goto no_ports;
+    sport = ports[0];
+    dport = ports[1];
+    flags = AFXDP_STEER_PORTS;
+    __u32 fast = READ_ONCE_U16(row[bpf_ntohs(dport) & 0xffff]);
+    if (fast) return fast - 1;
+  }
+no_ports:
+  if (!READ_ONCE_U32(steer_shapes.count)) return -1;  // port rules only: no shape to hash
+  __u32 bits = candidates(ethertype, proto, flags);
+  if (!bits) return -1;
+  struct afxdp_steer_tuple t = {
+      .ethertype = ethertype, .sport = sport, .dport = dport, .proto = proto, .flags = flags};
+  return match_shapes(ctx, &t, ETH_HLEN, bits);
 }
 
 static __always_inline int steer(struct xdp_md *ctx) {

@@ -54,4 +54,25 @@ struct afxdp_steer_shapes {
   struct afxdp_steer_tuple masks[AFXDP_STEER_SHAPES];
 };
 
+/* Which shapes can match a frame, by the frame's fixed fields: a shape's bit is set in
+ * by_flags[flags], by_ethertype[fold(ethertype)] and by_proto[proto] when one of its entries
+ * could match a frame with that value (always, for a field the shape does not mask). The
+ * program hashes only the shapes set in all three: none, for most frames that pass. Bits are
+ * added before a shape's entries and cleared after they are gone, so a word always covers the
+ * entries in the maps. */
+#define AFXDP_STEER_ETHER_FOLD(e) ((((e) >> 8) ^ (e)) & 0xffU) /* e as on the wire */
+struct afxdp_steer_filter {
+  __u32 by_flags[8]; /* AFXDP_STEER_PORTS | TAG1 | TAG2 */
+  __u32 by_ethertype[256];
+  __u32 by_proto[256];
+};
+
+/* The fast path: rules that are only (IPv4, IPv6 or either) + UDP, TCP or SCTP + destination
+ * port or range, untagged, are not shapes but cells of a table indexed by destination port:
+ * slot + 1 of the rule that takes the frame, 0 for none. One load per frame, no hash. */
+#define AFXDP_STEER_PORT_CELLS 6U /* (UDP, TCP, SCTP) x (IPv4, IPv6): cell = proto * 2 + v6 */
+struct afxdp_steer_ports {
+  __u16 slots[AFXDP_STEER_PORT_CELLS << 16]; /* [(cell << 16) | destination port] */
+};
+
 #endif

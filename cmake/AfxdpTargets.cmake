@@ -1,7 +1,8 @@
 # afxdp_add_test(name SOURCES a.cpp ... LABELS unit|system|conformance [THREADED] [LIBS ...])
 # Each test binary links GoogleTest; gtest_discover_tests registers every TEST as its own ctest
 # entry so that `ctest -L unit` and `ctest -L system` run the tiers. System tests get the main()
-# of tests/support (private network namespace, or a skip with the reason).
+# of tests/support (private network namespace, or a skip with the reason); every test gets
+# tests/support/expect_throw.hpp (EXPECT_THROW_WITH).
 # THREADED (unit tests that run threads against each other): the label becomes `unit-threaded`,
 # which `-L unit` still selects and the ThreadSanitizer run selects alone (`-L threaded`).
 function(afxdp_add_test name)
@@ -25,6 +26,7 @@ function(afxdp_add_test name)
   else()
     target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main afxdp_warnings)
   endif()
+  target_link_libraries(${name} PRIVATE afxdp_test_expect)  # EXPECT_THROW_WITH (tests/support)
   gtest_discover_tests(${name} PROPERTIES LABELS "${label}" DISCOVERY_TIMEOUT 30)
   # `cmake --build ... --target unit_tests` builds just the unit tier (used for the TSan run).
   if("unit" IN_LIST T_LABELS)

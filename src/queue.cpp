@@ -25,25 +25,26 @@ Queue::Queue(const detail::QueueSetup& s)
       tx_(s.tx),
       fill_(s.fill),
       completion_(s.completion),
-      area_(s.area),
-      chunk_mask_(s.unaligned ? std::uint64_t{XSK_UNALIGNED_BUF_ADDR_MASK}
-                              : ~(std::uint64_t{s.frame_size} - 1)),
-      first_(s.first),
-      span_(std::uint64_t{s.frames} * s.frame_size),
-      frame_size_(s.frame_size),
-      frame_shift_(static_cast<std::uint32_t>(std::bit_width(s.frame_size)) - 1),
-      unaligned_(s.unaligned),
+      geo_{.area = s.area,
+           .chunk_mask = s.unaligned ? std::uint64_t{XSK_UNALIGNED_BUF_ADDR_MASK}
+                                     : ~(std::uint64_t{s.frame_size} - 1),
+           .offset_mask = s.unaligned ? 0 : std::uint64_t{s.frame_size} - 1,
+           .first = s.first,
+           .span = std::uint64_t{s.frames} * s.frame_size,
+           .frame_size = s.frame_size,
+           .frame_shift = static_cast<std::uint32_t>(std::bit_width(s.frame_size)) - 1,
+           .unaligned = s.unaligned},
       need_wakeup_(s.need_wakeup),
       busy_poll_(s.busy_poll),
       spin_(s.spin_before_sleep),
       lacks_(static_cast<std::uint8_t>((s.rx == nullptr || s.multi_buffer ? frame_rx : 0) |
                                        (s.rx == nullptr ? packet_rx : 0) |
-                                       (s.tx == nullptr ? tx : 0))),
+                                       (s.tx == nullptr ? tx_ability : 0))),
       // Copy mode sends only when kicked: once per few batches, and whenever rx runs dry.
       kick_at_(s.tx != nullptr ? std::min(s.tx->size() / 4, 4 * default_batch) : 0),
       frames_count_(s.frames),
       pool_(s.frames, s.frame_size, s.first),
-      on_tx_(((std::uint64_t{s.frames} * s.frame_size >> frame_shift_) + 63) / 64),
+      on_tx_((std::uint64_t{s.frames} * s.frame_size >> geo_.frame_shift) + 1),
       ledger_(s.frames, s.frame_size),
       fd_(s.fd),
       id_(s.id),
@@ -71,34 +72,37 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
   std::array<std::uint64_t, max_batch> own_chunks;
   std::array<std::uint64_t, max_batch> foreign;
   std::array<Queue*, max_batch> owners;
+  const detail::FrameGeometry g = geo_;
+  std::uint8_t* const on_tx = on_tx_.data();
   while (n != 0) {
     std::uint32_t own = 0;
     std::uint32_t others = 0;
-    std::uint32_t refused = 0;
-    for (std::uint32_t i = 0; i < n; ++i) {
-      std::uint64_t chunk = chunk_of(completion_->at(i));
-      // Linux 6.18's copy mode hands an odd tx address back one lower (it tags bit 0 of the
-      // skb's destructor_arg); our tx addresses are frame starts, so take the nearest one.
-      if (unaligned_) [[unlikely]]
-        chunk = nearest_frame(chunk);
-      if (mine(chunk)) [[likely]] {
-        if (completed(chunk)) [[likely]] {
-          own_chunks[own++] = chunk;
-        } else {
-          ++refused;  // not out on tx: a duplicate, or never sent
+    for (const std::span<const std::uint64_t> part : completion_->peeked().parts()) {
+      for (const std::uint64_t address : part) {
+        std::uint64_t chunk = g.chunk(address);
+        // Linux 6.18's copy mode hands an odd tx address back one lower (it tags bit 0 of the
+        // skb's destructor_arg); our tx addresses are frame starts, so take the nearest one.
+        if (g.unaligned) [[unlikely]]
+          chunk = nearest_frame(chunk);
+        if (chunk - g.first < g.span) [[likely]] {
+          // Accepted when it was out on tx; else a duplicate, or never sent: refused (counted
+          // below as what was neither accepted nor sent home).
+          std::uint8_t& mark = on_tx[g.index(chunk)];
+          own_chunks[own] = chunk;
+          own += mark;
+          mark = 0;
+          continue;
         }
-        continue;
-      }
-      // The other queue's frame (forward()) goes home; an address no queue lent is the peer's
-      // error: counted, never recycled.
-      Queue* owner = owners_ != nullptr ? owners_->owner_of(chunk) : nullptr;
-      if (owner != nullptr && owner != this) {
-        owners[others] = owner;
-        foreign[others++] = chunk;
-      } else {
-        ++refused;
+        // The other queue's frame (forward()) goes home; an address no queue lent is the peer's
+        // error: counted, never recycled.
+        Queue* owner = owners_ != nullptr ? owners_->owner_of(chunk) : nullptr;
+        if (owner != nullptr && owner != this) {
+          owners[others] = owner;
+          foreign[others++] = chunk;
+        }
       }
     }
+    std::uint32_t refused = n - own - others;
     completion_->release(n);
     const std::uint32_t own_valid = std::min(own, tx_out_);
     tx_out_ -= own_valid;
@@ -129,7 +133,7 @@ void Queue::refuse(std::uint8_t needs, const char* verb) const {
     why =
         "the queue is multi-buffer (PortConfig::multi_buffer), where a frame may be a fragment: "
         "use receive_packets or serve_packets";
-  } else if ((missing & tx) != 0 && tx_ == nullptr) {
+  } else if ((missing & tx_ability) != 0 && tx_ == nullptr) {
     why = "the queue has no tx ring (PortConfig::transmit is false)";
   } else {
     why = "called inside a handler or reader of this queue's batch (or of a forward() out of it)";
@@ -138,16 +142,21 @@ void Queue::refuse(std::uint8_t needs, const char* verb) const {
 }
 
 std::uint64_t Queue::nearest_frame(std::uint64_t chunk) const noexcept {
-  if (chunk < first_) return chunk;
-  return first_ + (chunk - first_ + frame_size_ / 2) / frame_size_ * frame_size_;
+  const std::uint64_t first = geo_.first;
+  const std::uint64_t size = geo_.frame_size;
+  if (chunk < first) return chunk;
+  return first + (chunk - first + size / 2) / size * size;
 }
 
 void Queue::top_up_fill() noexcept {
   std::uint32_t n = std::min(fill_target_ - fill_side_, pool_.available());
   n = fill_->reserve(std::min(n, fill_->free_slots(n)));  // what fits, then all of it
-  for (std::uint32_t i = 0; i < n; ++i) {
-    fill_->at(i) = pool_.take();
-    record(fill_->at(i), FramePlace::free, FramePlace::fill);
+  for (const std::span<std::uint64_t> part : fill_->reserved().parts()) {
+    (void)pool_.take(part.data(), static_cast<std::uint32_t>(part.size()));
+  }
+  if constexpr (FrameLedger::enabled) {
+    const RingWindow<std::uint64_t> fill = fill_->reserved();
+    for (std::uint32_t i = 0; i < n; ++i) record(fill[i], FramePlace::free, FramePlace::fill);
   }
   fill_->submit(n);
   fill_side_ += n;
@@ -172,6 +181,15 @@ void Queue::idle_turn() noexcept {
   if (fill_->needs_wakeup()) wake_rx();
 }
 
+std::uint32_t Queue::reserve_tx(Queue& out, std::uint32_t n) noexcept {
+  if (const std::uint32_t room = out.tx_->free_slots(n); room < n) [[unlikely]] {
+    n = hold_back(n, room);
+    if (&out != this) out.kick_tx();
+    if (n == 0) return 0;
+  }
+  return out.tx_->reserve(n);  // all n: the room was checked above
+}
+
 std::uint32_t Queue::hold_back(std::uint32_t n, std::uint32_t room) noexcept {
   rx_->cancel(n - room);
   detail::QueueCounters::add(counters_.tx_full, 1);
@@ -180,15 +198,15 @@ std::uint32_t Queue::hold_back(std::uint32_t n, std::uint32_t room) noexcept {
 }
 
 bool Queue::in_tx_batch() noexcept {
-  if ((lacks_ & tx) == 0) return false;
+  if ((lacks_ & tx_ability) == 0) return false;
   detail::QueueCounters::add(counters_.refused, 1);
   return true;
 }
 
 bool Queue::copy_in(const Frame& frame, xdp_desc& slot) noexcept {
-  if (pool_.available() == 0 || frame.size() > frame_size_) return false;
+  if (pool_.available() == 0 || frame.size() > geo_.frame_size) return false;
   const std::uint64_t chunk = pool_.take();
-  std::memcpy(area_ + chunk, frame.data().data(), frame.size());
+  std::memcpy(geo_.area + chunk, frame.data().data(), frame.size());
   slot = xdp_desc{chunk, frame.size(), 0};
   to_tx(chunk, FramePlace::free);
   ++tx_out_;
@@ -378,7 +396,6 @@ void Queue::recycle_unkept(std::uint32_t taken) noexcept {
     if (!frames_[i].kept_) chunks_[back++] = chunk_of(frames_[i].address_);
   }
   recycle_chunks(chunks_.data(), back, FramePlace::application);
-  detail::QueueCounters::add(counters_.received, taken);
 }
 
 void Queue::unwind_serve(std::uint32_t n, std::uint32_t i, std::uint32_t taken, std::uint32_t sent,
@@ -453,11 +470,22 @@ void Queue::unwind_serve_packets(std::uint32_t n, std::uint32_t p, ChainTake t,
 TxBatch Queue::allocate(std::uint32_t n) {
   if (batch_open_ || tx_ == nullptr) return TxBatch(nullptr, tx_frames_.data(), 0);
   if (tx_in_flight_ != 0) complete();
-  n = std::min({n, max_batch, pool_.available()});
+  std::array<std::uint64_t, max_batch> chunks;
+  n = pool_.take(chunks.data(), std::min(n, max_batch));
+  const detail::FrameGeometry g = geo_;
+  Frame* const frames = tx_frames_.data();
   for (std::uint32_t i = 0; i < n; ++i) {
-    const std::uint64_t chunk = pool_.take();
-    tx_frames_[i] = Frame(area_ + chunk, chunk, 0, frame_size_, 0);
-    record(chunk, FramePlace::free, FramePlace::application);
+    Frame& f = frames[i];
+    f.data_ = g.area + chunks[i];
+    f.address_ = chunks[i];
+    f.size_ = 0;
+    f.capacity_ = g.frame_size;
+    f.headroom_ = 0;
+    f.kept_ = false;
+  }
+  if constexpr (FrameLedger::enabled) {
+    for (std::uint32_t i = 0; i < n; ++i)
+      record(chunks[i], FramePlace::free, FramePlace::application);
   }
   held_ += n;
   batch_open_ = true;
@@ -476,18 +504,23 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
     n = std::min(n, q.tx_->free_slots(n));
   }
   n = q.tx_->reserve(n);  // all n: they fit
+  const detail::FrameGeometry g = q.geo_;
+  const RingWindow<xdp_desc> tx = q.tx_->reserved();
+  std::uint8_t* const on_tx = q.on_tx_.data();
+  const Frame* const frames = frames_ + next_;
   std::uint32_t sent = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
-    const Frame& f = frames_[next_ + i];
+    const Frame& f = frames[i];
     // The kernel skips an empty descriptor and never completes it: the frame would be lost.
-    if (f.size() == 0) [[unlikely]] {
-      q.pool_.give(f.address());
-      q.record(f.address(), FramePlace::application, FramePlace::free);
+    if (f.size_ == 0) [[unlikely]] {
+      q.pool_.give(f.address_);
+      q.record(f.address_, FramePlace::application, FramePlace::free);
       detail::QueueCounters::add(q.counters_.refused, 1);
       continue;
     }
-    q.tx_->at(sent++) = xdp_desc{f.address(), f.size(), 0};
-    q.to_tx(f.address(), FramePlace::application);
+    tx[sent++] = xdp_desc{f.address_, f.size_, 0};
+    on_tx[g.index(f.address_)] = 1;
+    q.record(f.address_, FramePlace::application, FramePlace::tx);
   }
   q.tx_->cancel(n - sent);
   q.tx_->submit(sent);
@@ -543,8 +576,8 @@ TxBatch::~TxBatch() {
 void Queue::end_batch(TxBatch& batch) noexcept {
   held_ -= batch.count_ - batch.next_;
   for (std::uint32_t i = batch.next_; i < batch.count_; ++i) {
-    pool_.give(batch.frames_[i].address());
-    record(batch.frames_[i].address(), FramePlace::application, FramePlace::free);
+    pool_.give(batch.frames_[i].address_);
+    record(batch.frames_[i].address_, FramePlace::application, FramePlace::free);
   }
   batch_open_ = false;
 }
@@ -600,7 +633,7 @@ Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
     const xdp_desc& desc = rx_->at(i);
     const bool more = (desc.options & uapi::xdp_pkt_contd) != 0;
     Frame& slot = frames_[used];
-    const bool ok = take(desc, slot);
+    const bool ok = take_one(desc, slot);
     if (ok) ++t.taken;
     if (discarding_) {
       if (ok) chunks_[t.refused++] = chunk_of(slot.address_);
@@ -635,13 +668,14 @@ Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
 
 FrameRef Queue::keep(Frame& frame) noexcept {
   frame.kept_ = true;
+  ++keeps_;
   ++held_;
   return FrameRef(this, frame);
 }
 
 bool Queue::send(FrameRef&& ref) noexcept {
   Queue* owner = ref.queue_;
-  if (owner == nullptr || tx_ == nullptr || owner->area_ != area_) return false;
+  if (owner == nullptr || tx_ == nullptr || owner->geo_.area != geo_.area) return false;
   if (in_tx_batch()) [[unlikely]]
     return false;
   if (ref.frame_.size() == 0) [[unlikely]] {

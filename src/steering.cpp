@@ -36,6 +36,51 @@ struct Entry {
   Tuple value{};
 };
 
+// A rule's part on the fast path: destination ports [first, last] in some cells of the port
+// table (bit proto index * 2 + IPv6; proto index 0 UDP, 1 TCP, 2 SCTP).
+struct PortCells {
+  std::uint8_t cells = 0;
+  PortRange ports;
+};
+
+struct Compiled {
+  std::vector<Entry> entries;    // the hash shapes
+  std::vector<PortCells> ports;  // the port table
+};
+
+constexpr std::uint32_t port_cells = AFXDP_STEER_PORT_CELLS;
+constexpr std::uint16_t ether_ip = 0x0800;
+constexpr std::uint16_t ether_ip6 = 0x86dd;
+
+// The cells that hold `t` when it is only (IPv4, IPv6 or either) + (UDP, TCP, SCTP or any of
+// them) + a destination port or range, untagged; 0 for every other shape. Without a protocol
+// or family, a port means every cell: the program reads ports of those three over IP only.
+std::uint8_t cells_of(const MatchTerm& t) {
+  if (t.vlan_tags != 0 || t.vlan_ids[0] || t.vlan_ids[1] || t.src_net || t.dst_net || t.net ||
+      t.src_port || t.port || !t.dst_port) {
+    return 0;
+  }
+  unsigned families = 3;  // bit 0 IPv4, bit 1 IPv6
+  if (t.ethertype) {
+    if (*t.ethertype != ether_ip && *t.ethertype != ether_ip6) return 0;
+    families = *t.ethertype == ether_ip ? 1U : 2U;
+  }
+  unsigned protocols = 7;  // UDP, TCP, SCTP
+  if (t.protocol) {
+    const std::array<std::uint8_t, 3> numbers{IPPROTO_UDP, IPPROTO_TCP, IPPROTO_SCTP};
+    const auto* it = std::find(numbers.begin(), numbers.end(), *t.protocol);
+    if (it == numbers.end()) return 0;
+    protocols = 1U << static_cast<unsigned>(it - numbers.begin());
+  }
+  unsigned cells = 0;
+  for (unsigned p = 0; p < 3; ++p) {
+    for (unsigned f = 0; f < 2; ++f) {
+      if (((protocols >> p) & 1U) != 0 && ((families >> f) & 1U) != 0) cells |= 1U << (p * 2 + f);
+    }
+  }
+  return static_cast<std::uint8_t>(cells);
+}
+
 TupleBytes bytes_of(const Tuple& t) {
   TupleBytes b{};
   std::memcpy(b.data(), &t, sizeof t);
@@ -110,8 +155,9 @@ void add_ports(std::vector<Entry>& out, Entry e, const std::optional<PortRange>&
   }
 }
 
-std::vector<Entry> compile(const Match& match) {
-  std::vector<Entry> out;
+Compiled compile(const Match& match) {
+  Compiled c;
+  std::vector<Entry>& out = c.entries;
   for (MatchTerm t : match.alternatives()) {
     // Either direction: the alternative once with each direction.
     std::vector<MatchTerm> directed;
@@ -126,14 +172,59 @@ std::vector<Entry> compile(const Match& match) {
         directed.push_back(x);
       }
     }
-    for (const MatchTerm& d : directed) add_ports(out, base_entry(d), d.src_port, d.dst_port);
+    for (const MatchTerm& d : directed) {
+      if (const std::uint8_t cells = cells_of(d); cells != 0) {
+        c.ports.push_back({.cells = cells, .ports = *d.dst_port});
+      } else {
+        add_ports(out, base_entry(d), d.src_port, d.dst_port);
+      }
+    }
     if (out.size() > max_entries_per_rule) {
       throw std::invalid_argument("steering: '" + match.str() + "' needs more than " +
                                   std::to_string(max_entries_per_rule) +
                                   " table entries (port ranges as aligned blocks)");
     }
   }
-  return out;
+  return c;
+}
+
+// What the filter needs of one entry: its shape and its fixed fields under the mask.
+struct Signature {
+  std::uint32_t shape = 0;
+  std::uint8_t flags_mask = 0, flags = 0, proto_mask = 0, proto = 0;
+  std::uint16_t ether_mask = 0, ether = 0;
+  auto operator<=>(const Signature&) const = default;
+};
+
+Signature signature_of(std::uint32_t shape, const Tuple& mask, const Tuple& value) {
+  return {.shape = shape,
+          .flags_mask = mask.flags,
+          .flags = value.flags,
+          .proto_mask = mask.proto,
+          .proto = value.proto,
+          .ether_mask = mask.ethertype,
+          .ether = value.ethertype};
+}
+
+// The shapes each fixed field's value leaves in play (a superset: a field a shape does not
+// mask fully leaves it in play for every value).
+afxdp_steer_filter filter_of(const std::map<Signature, std::uint32_t>& signatures) {
+  afxdp_steer_filter f{};
+  for (const auto& [sig, count] : signatures) {
+    const std::uint32_t bit = 1U << sig.shape;
+    for (unsigned v = 0; v < std::size(f.by_flags); ++v) {
+      if ((v & sig.flags_mask) == sig.flags) f.by_flags[v] |= bit;
+    }
+    for (unsigned v = 0; v < std::size(f.by_proto); ++v) {
+      if ((v & sig.proto_mask) == sig.proto) f.by_proto[v] |= bit;
+    }
+    for (unsigned v = 0; v < std::size(f.by_ethertype); ++v) {
+      if (sig.ether_mask != 0xffff || v == AFXDP_STEER_ETHER_FOLD(unsigned{sig.ether})) {
+        f.by_ethertype[v] |= bit;
+      }
+    }
+  }
+  return f;
 }
 
 }  // namespace
@@ -150,10 +241,13 @@ struct Steering::State {
     std::uint32_t slot = 0;
     std::vector<KeyBytes> keys;
     std::vector<TupleBytes> shapes;
+    std::vector<PortCells> ports;
   };
   std::vector<detail::SteerTables*> programs;
   std::map<TupleBytes, Shape> shapes;                   // by mask
   std::map<KeyBytes, std::vector<std::uint32_t>> keys;  // entry -> rule slots, first is in BPF
+  std::map<Signature, std::uint32_t> signatures;        // of the entries in `keys`: how many
+  std::vector<std::uint16_t> port_table = std::vector<std::uint16_t>(port_cells << 16U);
   std::vector<Rule> rules;
   std::array<bool, AFXDP_STEER_RULES> slot_used{};
   std::array<bool, AFXDP_STEER_SHAPES> shape_used{};
@@ -167,6 +261,11 @@ struct Steering::State {
   void publish(const Shape& shape, const TupleBytes& mask) const;
   void withdraw(const Shape& shape) const;
   void publish_all() const;
+  void write_filter() const;
+  void write_port(std::uint32_t index, std::uint16_t value);
+  void insert_ports(Rule& rule, const std::vector<PortCells>& ports);
+  void erase_ports(const Rule& rule);
+  void count_signature(const KeyBytes& key, int delta);
   void insert(Rule& rule, const std::vector<Entry>& entries);
   void erase(const Rule& rule);
 };
@@ -174,6 +273,16 @@ struct Steering::State {
 namespace {
 
 std::atomic_ref<std::uint32_t> word(std::uint32_t& w) { return std::atomic_ref<std::uint32_t>(w); }
+
+// Each word the program reads once per frame, stored whole; words that did not change are
+// not written.
+void store_words(std::uint32_t* to, const std::uint32_t* from, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (word(to[i]).load(std::memory_order_relaxed) != from[i]) {
+      word(to[i]).store(from[i], std::memory_order_release);
+    }
+  }
+}
 
 }  // namespace
 
@@ -226,9 +335,84 @@ void Steering::State::withdraw(const Shape& shape) const {
 }
 
 void Steering::State::publish_all() const {
+  write_filter();
   for (const auto& [mask, shape] : shapes) publish(shape, mask);
   if (!active) return;
   for (detail::SteerTables* p : programs) word(p->shapes->on).store(1, std::memory_order_release);
+}
+
+void Steering::State::write_filter() const {
+  const afxdp_steer_filter f = filter_of(signatures);
+  for (detail::SteerTables* p : programs) {
+    store_words(p->filter->by_flags, f.by_flags, std::size(f.by_flags));
+    store_words(p->filter->by_proto, f.by_proto, std::size(f.by_proto));
+    store_words(p->filter->by_ethertype, f.by_ethertype, std::size(f.by_ethertype));
+  }
+}
+
+void Steering::State::write_port(std::uint32_t index, std::uint16_t value) {
+  port_table.at(index) = value;
+  for (detail::SteerTables* p : programs) {
+    std::atomic_ref(p->ports->slots[index]).store(value, std::memory_order_release);
+  }
+}
+
+// A cell that another rule holds stays with it (as a shared hash entry does).
+void Steering::State::insert_ports(Rule& rule, const std::vector<PortCells>& ports) {
+  const auto mine = static_cast<std::uint16_t>(rule.slot + 1);
+  for (const PortCells& pc : ports) {
+    rule.ports.push_back(pc);
+    for (std::uint32_t cell = 0; cell < port_cells; ++cell) {
+      if (((pc.cells >> cell) & 1U) == 0) continue;
+      for (std::uint32_t port = pc.ports.first; port <= pc.ports.last; ++port) {
+        const std::uint32_t i = (cell << 16U) | port;
+        if (port_table[i] == 0) write_port(i, mine);
+      }
+    }
+  }
+}
+
+// Each cell the rule held goes to the first other rule (in the order added) that covers it, in
+// one store, or to none.
+void Steering::State::erase_ports(const Rule& rule) {
+  const auto mine = static_cast<std::uint16_t>(rule.slot + 1);
+  for (const PortCells& pc : rule.ports) {
+    for (std::uint32_t cell = 0; cell < port_cells; ++cell) {
+      if (((pc.cells >> cell) & 1U) == 0) continue;
+      std::vector<std::uint16_t> heirs(pc.ports.last - pc.ports.first + 1U, 0);
+      for (auto r = rules.rbegin(); r != rules.rend(); ++r) {
+        if (r->slot == rule.slot) continue;
+        for (const PortCells& other : r->ports) {
+          if (((other.cells >> cell) & 1U) == 0) continue;
+          const std::uint32_t lo = std::max(other.ports.first, pc.ports.first);
+          const std::uint32_t hi = std::min(other.ports.last, pc.ports.last);
+          for (std::uint32_t port = lo; port <= hi; ++port) {
+            heirs[port - pc.ports.first] = static_cast<std::uint16_t>(r->slot + 1);
+          }
+        }
+      }
+      for (std::uint32_t port = pc.ports.first; port <= pc.ports.last; ++port) {
+        const std::uint32_t i = (cell << 16U) | port;
+        if (port_table[i] == mine) write_port(i, heirs[port - pc.ports.first]);
+      }
+    }
+  }
+}
+
+void Steering::State::count_signature(const KeyBytes& key, int delta) {
+  afxdp_steer_key k{};
+  std::memcpy(&k, key.data(), sizeof k);
+  const auto shape = std::find_if(shapes.begin(), shapes.end(),
+                                  [&](const auto& s) { return s.second.tag == k.tag; });
+  if (shape == shapes.end()) return;
+  Tuple mask{};
+  std::memcpy(&mask, shape->first.data(), sizeof mask);
+  const Signature sig = signature_of(shape->second.slot, mask, k.tuple);
+  if (delta > 0) {
+    ++signatures[sig];
+  } else if (auto it = signatures.find(sig); it != signatures.end() && --it->second == 0) {
+    signatures.erase(it);
+  }
 }
 
 // Entries first, then the shapes they use: the rule can match only once it is whole.
@@ -263,13 +447,18 @@ void Steering::State::insert(Rule& rule, const std::vector<Entry>& entries) {
     std::vector<std::uint32_t>& owners = keys[k];
     rule.keys.push_back(k);
     owners.push_back(rule.slot);
-    if (owners.size() == 1) write_entry(k, rule.slot);
+    if (owners.size() == 1) {
+      write_entry(k, rule.slot);
+      count_signature(k, +1);
+    }
   }
+  write_filter();
   for (const auto& [shape, mask] : fresh) publish(*shape, mask);
 }
 
-// Entries first (a frame of this rule then passes), shapes no rule uses after.
+// Entries first (a frame of this rule then passes), shapes no rule uses after, then the filter.
 void Steering::State::erase(const Rule& rule) {
+  erase_ports(rule);
   for (const KeyBytes& k : rule.keys) {
     auto it = keys.find(k);
     if (it == keys.end()) continue;
@@ -278,6 +467,7 @@ void Steering::State::erase(const Rule& rule) {
     std::erase(owners, rule.slot);
     if (owners.empty()) {
       erase_entry(k);
+      count_signature(k, -1);
       keys.erase(it);
     } else if (first) {
       write_entry(k, owners.front());  // another rule has the same entry: it keeps matching
@@ -298,6 +488,7 @@ void Steering::State::erase(const Rule& rule) {
   for (detail::SteerTables* p : programs) {
     word(p->shapes->count).store(count, std::memory_order_release);
   }
+  write_filter();
 }
 
 Steering::Steering() : state_(std::make_unique<State>()) {}
@@ -317,6 +508,11 @@ void Steering::attach(XskProgram& program) {
   try {
     for (const State::Rule& r : s.rules) s.zero_hits(r.slot);
     for (const auto& [k, owners] : s.keys) s.write_entry(k, owners.front());
+    for (std::uint32_t i = 0; i < s.port_table.size(); ++i) {
+      if (s.port_table[i] != 0) {
+        std::atomic_ref(tables->ports->slots[i]).store(s.port_table[i], std::memory_order_release);
+      }
+    }
     s.publish_all();
   } catch (...) {
     s.programs = std::move(others);
@@ -341,7 +537,8 @@ RuleId Steering::add(const Match& match) {
     throw std::logic_error(
         "steering: no embedded redirect program (receive off, an own program, or a loopback)");
   }
-  const std::vector<Entry> entries = compile(match);
+  const Compiled compiled = compile(match);
+  const std::vector<Entry>& entries = compiled.entries;
   std::size_t new_shapes = 0;
   std::vector<TupleBytes> seen;
   for (const Entry& e : entries) {
@@ -363,10 +560,12 @@ RuleId Steering::add(const Match& match) {
   while (slot < AFXDP_STEER_RULES && s.slot_used.at(slot)) ++slot;
   if (slot == AFXDP_STEER_RULES) full(match, std::to_string(AFXDP_STEER_RULES) + " rules");
 
-  State::Rule rule{.id = s.next_id, .match = match, .slot = slot, .keys = {}, .shapes = {}};
+  State::Rule rule{
+      .id = s.next_id, .match = match, .slot = slot, .keys = {}, .shapes = {}, .ports = {}};
   s.slot_used.at(slot) = true;
   try {
     s.zero_hits(slot);
+    s.insert_ports(rule, compiled.ports);
     s.insert(rule, entries);
   } catch (...) {
     s.erase(rule);

@@ -82,7 +82,9 @@ XskProgram::XskProgram(const XskProgramConfig& config) : state_(std::make_unique
   s.steer = detail::SteerTables{.entries = bpf_map__fd(s.skeleton->maps.steer_entries),
                                 .narrow = bpf_map__fd(s.skeleton->maps.steer_narrow),
                                 .hits = bpf_map__fd(s.skeleton->maps.steer_hits),
-                                .shapes = &s.skeleton->bss->steer_shapes};
+                                .shapes = &s.skeleton->bss->steer_shapes,
+                                .filter = &s.skeleton->bss->steer_filter,
+                                .ports = &s.skeleton->bss->steer_ports};
   s.program_fd = bpf_program__fd(chosen);
   if (config.attach) s.link.emplace(attach(config, s.program_fd));
 }

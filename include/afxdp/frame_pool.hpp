@@ -4,9 +4,11 @@
 // Threading: one thread owns a pool. Header-only; no allocation after construction.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
-#include <vector>
 
 // take() from an empty pool and give() past capacity are a caller's bug. Where the ring verbs'
 // checks are on (debug builds, AFXDP_RING_CHECKS) they stop the program with the broken rule;
@@ -36,19 +38,20 @@ class FramePool {
   FramePool() = default;
   // frame_count frames of frame_size bytes from `first` on start out free; take() hands out the
   // lowest address first.
-  FramePool(std::uint32_t frame_count, std::uint32_t frame_size, std::uint64_t first = 0) {
-    free_.reserve(frame_count);
-    for (std::uint32_t i = frame_count; i > 0; --i) {
-      free_.push_back(first + std::uint64_t{i - 1} * frame_size);
+  FramePool(std::uint32_t frame_count, std::uint32_t frame_size, std::uint64_t first = 0)
+      : free_(std::make_unique_for_overwrite<std::uint64_t[]>(frame_count)),
+        count_(frame_count),
+        capacity_(frame_count) {
+    for (std::uint32_t i = 0; i < frame_count; ++i) {
+      free_[i] = first + std::uint64_t{frame_count - 1 - i} * frame_size;
     }
-    capacity_ = frame_count;
   }
 
-  [[nodiscard]] std::uint32_t available() const noexcept {
-    return static_cast<std::uint32_t>(free_.size());
-  }
+  [[nodiscard]] std::uint32_t available() const noexcept { return count_; }
   // The free frames' addresses, the next to be taken last.
-  [[nodiscard]] std::span<const std::uint64_t> addresses() const noexcept { return free_; }
+  [[nodiscard]] std::span<const std::uint64_t> addresses() const noexcept {
+    return {free_.get(), count_};
+  }
   [[nodiscard]] std::uint32_t capacity() const noexcept { return capacity_; }
 
   // What take() returns from an empty pool (unchecked builds): no frame starts there.
@@ -56,28 +59,38 @@ class FramePool {
 
   // Take one frame; the caller checks available() first (see the top of this file).
   [[nodiscard]] std::uint64_t take() noexcept {
-    if (free_.empty()) [[unlikely]] {
+    if (count_ == 0) [[unlikely]] {
       detail::frame_pool_contract_broken("take", "the pool is empty");
       return no_frame;
     }
-    const std::uint64_t addr = free_.back();
-    free_.pop_back();
-    return addr;
+    return free_[--count_];
+  }
+  // Take up to n frames into `out`, in the order n single take()s would; returns how many.
+  std::uint32_t take(std::uint64_t* out, std::uint32_t n) noexcept {
+    if (n > count_) n = count_;
+    const std::uint64_t* top = free_.get() + count_;
+    for (std::uint32_t i = 0; i < n; ++i) out[i] = top[-1 - static_cast<std::ptrdiff_t>(i)];
+    count_ -= n;
+    return n;
   }
 
   // Return a frame; false, and the frame not taken, when capacity() frames are free already
   // (a double free, a caller's bug: see the top of this file).
-  bool give(std::uint64_t addr) noexcept {
-    if (free_.size() >= capacity_) [[unlikely]] {
+  bool give(std::uint64_t addr) noexcept { return give(&addr, 1); }
+  // Return n frames, all or none: none when they would make more than capacity() free.
+  bool give(const std::uint64_t* addrs, std::uint32_t n) noexcept {
+    if (n > capacity_ - count_) [[unlikely]] {
       detail::frame_pool_contract_broken("give", "capacity() frames are free already");
       return false;
     }
-    free_.push_back(addr);
+    std::copy_n(addrs, n, free_.get() + count_);
+    count_ += n;
     return true;
   }
 
  private:
-  std::vector<std::uint64_t> free_;
+  std::unique_ptr<std::uint64_t[]> free_;
+  std::uint32_t count_ = 0;
   std::uint32_t capacity_ = 0;
 };
 

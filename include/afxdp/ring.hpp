@@ -9,8 +9,10 @@
 
 #include <linux/if_xdp.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
+#include <span>
 
 // Debug checks of the verbs' contracts: at(i) inside the reserved or peeked window, and never
 // submit, release or cancel more than that window holds. On in debug builds and wherever
@@ -60,6 +62,36 @@ inline void store_release(std::uint32_t* word, std::uint32_t value) noexcept {
 }
 }  // namespace detail
 
+// A batch's window of a ring as three plain values: a loop indexes slots through a local copy,
+// which stays in registers, where the ring's own members would be reloaded after every store
+// the loop makes (the compiler cannot tell a slot from them). With the ring checks on, an index
+// outside the window stops the program, as at() does.
+template <class Entry>
+class RingWindow {
+ public:
+  RingWindow(Entry* entries, std::uint32_t mask, std::uint32_t first, std::uint32_t count) noexcept
+      : entries_(entries), mask_(mask), first_(first), count_(count) {}
+  Entry& operator[](std::uint32_t i) const noexcept {
+    AFXDP_RING_EXPECTS(i < count_);
+    return entries_[(first_ + i) & mask_];
+  }
+  [[nodiscard]] std::uint32_t size() const noexcept { return count_; }
+  // The window as the two runs of the array it covers (the second empty unless it wraps), in
+  // order: a loop over them steps a pointer, with no index to mask per entry.
+  [[nodiscard]] std::array<std::span<Entry>, 2> parts() const noexcept {
+    const std::uint32_t start = first_ & mask_;
+    const std::uint32_t to_end = mask_ + 1 - start;
+    const std::uint32_t head = count_ < to_end ? count_ : to_end;
+    return {std::span<Entry>(entries_ + start, head), std::span<Entry>(entries_, count_ - head)};
+  }
+
+ private:
+  Entry* entries_;
+  std::uint32_t mask_;
+  std::uint32_t first_;
+  std::uint32_t count_;
+};
+
 // We produce, the kernel consumes: the fill ring (frame addresses) and the tx ring (descriptors).
 template <class Entry>
 class ProducerRing {
@@ -105,6 +137,11 @@ class ProducerRing {
   Entry& at(std::uint32_t i) noexcept {
     AFXDP_RING_EXPECTS(i < reserved_ - published_);
     return entries_[(published_ + i) & mask_];
+  }
+
+  // The reserved, not yet submitted, slots (at(i) for a loop: see RingWindow).
+  [[nodiscard]] RingWindow<Entry> reserved() const noexcept {
+    return {entries_, mask_, published_, reserved_ - published_};
   }
 
   // Make the first n reserved entries visible to the kernel.
@@ -188,6 +225,11 @@ class ConsumerRing {
   [[nodiscard]] const Entry& at(std::uint32_t i) const noexcept {
     AFXDP_RING_EXPECTS(i < peeked_ - released_);
     return entries_[(released_ + i) & mask_];
+  }
+
+  // The peeked, not yet released, entries (at(i) for a loop: see RingWindow).
+  [[nodiscard]] RingWindow<const Entry> peeked() const noexcept {
+    return {entries_, mask_, released_, peeked_ - released_};
   }
 
   // Hand the first n peeked entries back to the kernel.

@@ -1,5 +1,8 @@
 #include "tool_test.hpp"
 
+#include "common/json.hpp"
+#include "json_check.hpp"
+
 #include <afxdp/interface.hpp>
 #include <afxdp/xsk_program.hpp>
 #include <gtest/gtest.h>
@@ -60,35 +63,24 @@ std::string last_line_with(const std::string& text, const std::string& needle) {
 }
 
 double json_number(const std::string& line, const std::string& key) {
-  const std::string quoted = "\"" + key + "\":";
-  const std::size_t at = line.find(quoted);
-  if (at == std::string::npos) return -1;
-  return std::strtod(line.c_str() + at + quoted.size(), nullptr);
+  double value = -1;
+  return afxdp::tool::json_number(line, key, value) ? value : -1;
 }
 
 bool json_true(const std::string& line, const std::string& key) {
-  return line.find("\"" + key + "\":true") != std::string::npos;
+  return afxdp::tool::json_value(line, key) == "true";
 }
 
 bool every_line_is_json(const std::string& text, std::string& why) {
-  char path[] = "/tmp/afxdp_json_XXXXXX";
-  const int fd = ::mkstemp(path);
-  if (fd < 0) {
-    why = "mkstemp failed";
-    return false;
+  const std::vector<std::string> lines = lines_of(text);
+  if (lines.empty()) why = "no line";
+  for (const std::string& line : lines) {
+    if (!is_json(line)) {
+      why = "not JSON: " + line;
+      return false;
+    }
   }
-  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
-  const std::string command = std::string(
-                                  "python3 -c 'import json,sys\nn=0\nfor l in open(sys.argv[1]):\n"
-                                  "    json.loads(l); n+=1\nassert n>0' ") +
-                              path + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  char buffer[512];
-  while (pipe && std::fgets(buffer, sizeof buffer, pipe)) why += buffer;
-  const int status = pipe ? ::pclose(pipe) : -1;
-  ::unlink(path);
-  return written && status == 0;
+  return !lines.empty();
 }
 
 std::uint64_t interface_counter(const std::string& interface, const std::string& name) {

@@ -1,6 +1,7 @@
 // What the tests of the `afxdp` tool share: the built binary (AFXDP_TOOL_PATH) started as a
 // Child of the test, in the test's private network namespace (children inherit it), and small
-// readers of what it prints and of the interfaces it runs on.
+// readers of what it prints (JSON through the tool's own reader, checked by json_check.hpp) and of
+// the interfaces it runs on.
 #pragma once
 
 #include <common/child.hpp>
@@ -37,11 +38,13 @@ void wait_until_running(Child& tool);
 std::vector<std::string> lines_of(const std::string& text);
 // The last line of `text` that contains `needle` ("" when none does).
 std::string last_line_with(const std::string& text, const std::string& needle);
-// The number after "key": in a JSON line; -1 when the key is missing.
+// The number of "key" in a JSON line (the tool's own reader, common/json.hpp); -1 when the key
+// is missing or no number.
 double json_number(const std::string& line, const std::string& key);
 // "key":true in a JSON line.
 bool json_true(const std::string& line, const std::string& key);
-// True when every line of `text` parses as JSON (python3's json module, independent of ours).
+// True when `text` has a line and every line is JSON (json_check.hpp's grammar, independent of
+// the tool's writer); else false, with the first line that is not in `why`.
 bool every_line_is_json(const std::string& text, std::string& why);
 
 // /sys/class/net/IF/statistics/NAME (system_main remounted /sys for our namespace); throws

@@ -3,6 +3,7 @@
 #include <afxdp/run.hpp>
 #include <afxdp/testing/loopback.hpp>
 
+#include "expect_throw.hpp"
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -82,17 +83,13 @@ TEST(RunPerQueue, EveryThreadCallsTheCallersBodyObject) {
 TEST(RunPerQueue, TheFirstFailureIsRethrownNamingInterfaceAndQueue) {
   Loopback lb({.queues = 2, .frames_per_queue = 16, .ring_size = 16});
   std::atomic<bool> other_stopped{false};
-  try {
-    afxdp::run_per_queue(lb.port(), [&](Queue& q, const std::stop_token& stop) {
-      if (q.id() == 1) throw std::runtime_error("handler failed");
-      while (!stop.stop_requested()) std::this_thread::yield();
-      other_stopped = true;
-    });
-    FAIL() << "no exception";
-  } catch (const std::system_error& e) {
-    EXPECT_NE(std::string(e.what()).find("loopback:1"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("handler failed"), std::string::npos) << e.what();
-  }
+  const auto body = [&](Queue& q, const std::stop_token& stop) {
+    if (q.id() == 1) throw std::runtime_error("handler failed");
+    while (!stop.stop_requested()) std::this_thread::yield();
+    other_stopped = true;
+  };
+  EXPECT_THROW_WITH(afxdp::run_per_queue(lb.port(), body), std::system_error,
+                    "loopback:1: handler failed");
   EXPECT_TRUE(other_stopped);
 }
 

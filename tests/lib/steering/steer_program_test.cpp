@@ -9,6 +9,7 @@
 #include "system_test.hpp"
 #include "test_frames.hpp"
 
+#include <array>
 #include <bpf/bpf.h>
 #include <cerrno>
 #include <linux/bpf.h>
@@ -229,6 +230,103 @@ TEST_P(SteerProgram, ALaterProgramGetsTheRules) {
   EXPECT_EQ(run_on(second.program_fd(), frame(FrameSpec{.dport = 7777})), matched);
   EXPECT_EQ(run(FrameSpec{.dport = 1}), passed);
   EXPECT_EQ(steering_.hits(id), 1U);  // summed over both programs
+}
+
+// Rules of protocol + destination port live in a table indexed by the port (the fast path),
+// not in the hash shapes: these fail if its cells, ranges, hand-over or counters are wrong.
+TEST_P(SteerProgram, PortTableRangeEdgesAndProtocols) {
+  const afxdp::RuleId high = add("udp dst portrange 65530-65535");
+  const afxdp::RuleId low = add("tcp dst portrange 0-3");
+  EXPECT_EQ(run(FrameSpec{.dport = 65529}), passed);
+  EXPECT_EQ(run(FrameSpec{.dport = 65530}), matched);
+  EXPECT_EQ(run(FrameSpec{.dport = 65535}), matched);
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .dport = 65535}), passed);  // another protocol's cell
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .dport = 0}), matched);
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .dport = 3}), matched);
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .dport = 4}), passed);
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .sport = 2, .dport = 4}), passed);  // not the source
+  EXPECT_EQ(run(FrameSpec{.dport = 0}), passed);
+  EXPECT_EQ(steering_.hits(high), 2U);
+  EXPECT_EQ(steering_.hits(low), 2U);
+  add("sctp dst port 9");
+  EXPECT_EQ(run(FrameSpec{.proto = 132, .dport = 9}), matched);
+  EXPECT_EQ(run(FrameSpec{.proto = 17, .dport = 9}), passed);
+}
+
+TEST_P(SteerProgram, PortTableFamilies) {
+  add("ip6 and udp dst port 53");
+  add("ip and tcp dst port 80");
+  add("dst port 7");  // every protocol with ports, both families
+  const FrameSpec v6{.ethertype = 0x86dd, .src = "2001:db8::1", .dst = "2001:db8::2"};
+  FrameSpec f = v6;
+  f.dport = 53;
+  EXPECT_EQ(run(f), matched);
+  EXPECT_EQ(run(FrameSpec{.dport = 53}), passed);
+  f.proto = 6;
+  f.dport = 80;
+  EXPECT_EQ(run(f), passed);
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .dport = 80}), matched);
+  for (const std::uint8_t proto : std::array<std::uint8_t, 3>{6, 17, 132}) {
+    f.proto = proto;
+    f.dport = 7;
+    EXPECT_EQ(run(f), matched) << int{proto};
+    EXPECT_EQ(run(FrameSpec{.proto = proto, .dport = 7}), matched) << int{proto};
+    EXPECT_EQ(run(FrameSpec{.tags = {1}, .proto = proto, .dport = 7}), passed) << int{proto};
+  }
+  EXPECT_EQ(run(FrameSpec{.proto = 1}), passed);
+}
+
+TEST_P(SteerProgram, PortTableRemovalHandsOverOrStopsMatching) {
+  const afxdp::RuleId a = add("udp dst portrange 100-199");
+  const afxdp::RuleId b = add("udp dst portrange 150-249");
+  EXPECT_EQ(run(FrameSpec{.dport = 160}), matched);
+  EXPECT_EQ(steering_.hits(a), 1U);  // the first rule holds the cells both cover
+  steering_.remove(a);
+  EXPECT_EQ(run(FrameSpec{.dport = 120}), passed);
+  EXPECT_EQ(run(FrameSpec{.dport = 150}), matched);
+  EXPECT_EQ(run(FrameSpec{.dport = 199}), matched);
+  EXPECT_EQ(run(FrameSpec{.dport = 249}), matched);
+  EXPECT_EQ(steering_.hits(b), 3U);
+  steering_.remove(b);
+  for (const std::uint16_t p : std::array<std::uint16_t, 4>{100, 150, 199, 249})
+    EXPECT_EQ(run(FrameSpec{.dport = p}), passed);
+  const afxdp::RuleId c = add("udp dst port 150");  // a slot used again starts from zero
+  EXPECT_EQ(run(FrameSpec{.dport = 150}), matched);
+  EXPECT_EQ(steering_.hits(c), 1U);
+}
+
+TEST_P(SteerProgram, PortRuleAndDstNetOverlap) {
+  const afxdp::RuleId port = add("udp dst port 53");
+  const afxdp::RuleId net = add("dst net 192.0.2.0/24");
+  EXPECT_EQ(run(FrameSpec{.dport = 53}), matched);                         // both: counted once
+  EXPECT_EQ(run(FrameSpec{.dst = "198.51.100.1", .dport = 53}), matched);  // the port only
+  EXPECT_EQ(run(FrameSpec{.dport = 54}), matched);                         // the net only
+  EXPECT_EQ(run(FrameSpec{.dst = "198.51.100.1", .dport = 54}), passed);
+  EXPECT_EQ(steering_.hits(port) + steering_.hits(net), 3U);
+  EXPECT_EQ(steering_.hits(port), 2U);  // the port table is looked at first
+  steering_.remove(port);
+  EXPECT_EQ(run(FrameSpec{.dport = 53}), matched);  // the net rule still takes it
+  EXPECT_EQ(run(FrameSpec{.dst = "198.51.100.1", .dport = 53}), passed);
+  EXPECT_EQ(steering_.hits(net), 2U);
+}
+
+// The filter lets a frame skip shapes whose fixed fields it cannot match; an entry added to a
+// shape already in use must widen it, one removed must not take others' values with it.
+TEST_P(SteerProgram, ShapeFilterFollowsEntries) {
+  const afxdp::RuleId gre = add("ip proto 47");
+  EXPECT_EQ(run(FrameSpec{.proto = 50}), passed);
+  add("ip proto 50");  // the same shape (mask), another protocol
+  EXPECT_EQ(run(FrameSpec{.proto = 50}), matched);
+  EXPECT_EQ(run(FrameSpec{.proto = 47}), matched);
+  steering_.remove(gre);
+  EXPECT_EQ(run(FrameSpec{.proto = 47}), passed);
+  EXPECT_EQ(run(FrameSpec{.proto = 50}), matched);
+  add("ether proto 0x88b5");
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x88b5}), matched);
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x0a37}), passed);  // the same filter word: hashed, no hit
+  add("vlan 5 and udp dst port 7777");                     // tagged: a shape, not the table
+  EXPECT_EQ(run(FrameSpec{.tags = {5}, .dport = 7777}), matched);
+  EXPECT_EQ(run(FrameSpec{.dport = 7777}), passed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, SteerProgram, testing::Values(false, true),

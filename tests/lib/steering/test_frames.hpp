@@ -41,8 +41,8 @@ inline std::vector<std::uint8_t> frame(const FrameSpec& s) {
     put16(f, static_cast<std::uint16_t>(0x2000 | s.tags[i]));  // priority 1: not part of the id
   }
   put16(f, s.ethertype);
-  const bool l4 = s.proto == 6 || s.proto == 17;
-  const std::size_t l4_size = (s.proto == 6 ? 20 : 8) + s.payload;
+  const bool l4 = s.proto == 6 || s.proto == 17 || s.proto == 132;  // SCTP: ports first too
+  const std::size_t l4_size = (s.proto == 6 ? 20 : s.proto == 132 ? 12 : 8) + s.payload;
   if (s.ethertype == 0x0800) {
     f.insert(f.end(), {0x45, 0});
     put16(f, static_cast<std::uint16_t>(20 + l4_size));

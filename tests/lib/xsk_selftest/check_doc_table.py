@@ -4,7 +4,10 @@
 Fails (exit 1, one line per fault) when the table's rows are not the kernel's 36 cases in the
 kernel's order, when a kernel case's row does not name its test `Conformance.<CASE>`, when the
 doc names a test that the sources do not define, when a test the sources define is named in no
-table of the doc, or when the doc's count of ctest entries is wrong.
+table of the doc, when the doc's count of ctest entries is wrong, or when a row's Loopback cell
+does not match the sources: "pass..." exactly for the cases conformance_loopback_test compiles
+(CMakeLists.txt's AFXDP_CONFORMANCE_SHARED), "not run..." for the others, and the doc's count of
+cases on the Loopback right.
 
 Usage: check_doc_table.py DOC SOURCE_DIR
 """
@@ -43,6 +46,17 @@ def source_tests(source_dir):
     return parameterised, plain, modes
 
 
+def loopback_tests(source_dir):
+    """The Conformance cases in the sources conformance_loopback_test compiles."""
+    cmake = (source_dir / "CMakeLists.txt").read_text()
+    shared = re.search(r"set\(AFXDP_CONFORMANCE_SHARED\s+(.*?)\)", cmake, re.S)
+    names = set()
+    for source in (shared.group(1).split() if shared else []):
+        names |= set(re.findall(r"TEST_P\(\s*Conformance\s*,\s*(\w+)\s*\)",
+                                (source_dir / source).read_text()))
+    return names
+
+
 def table_rows(doc):
     """Rows of the first table under '## The cases', and of every other table: lists of cells."""
     cases, others, section = [], [], None
@@ -78,6 +92,24 @@ def check(doc_path, source_dir):
         extra = [n for n in names if n not in KERNEL_CASES]
         faults.append(f"case rows are not the kernel's 36 cases in order: missing {missing}, "
                       f"not kernel cases {extra}, rows {len(names)}")
+    on_loopback = loopback_tests(source_dir)
+    if len(header) < 6 or header[5] != "Loopback":
+        faults.append("the case table has no sixth column 'Loopback'")
+    for name in sorted(on_loopback - set(KERNEL_CASES)):
+        faults.append(f"{name} runs on the Loopback but is not a kernel case with a Loopback cell")
+    for row in case_rows:
+        cell = row[5] if len(row) > 5 else ""
+        if row[0] in on_loopback and not cell.startswith("pass"):
+            faults.append(f"row {row[0]}: runs on the Loopback, but its cell says '{cell[:40]}'")
+        if row[0] not in on_loopback and not cell.startswith("not run"):
+            faults.append(f"row {row[0]}: not run on the Loopback, but its cell says '{cell[:40]}'")
+    claimed_loopback = re.findall(r"(\d+) cases run on the Loopback", doc)
+    if not claimed_loopback:
+        faults.append("the doc does not say how many cases run on the Loopback")
+    for n in claimed_loopback:
+        if int(n) != len(on_loopback):
+            faults.append(f"the doc says {n} cases run on the Loopback; the sources make "
+                          f"{len(on_loopback)}")
     named = set()
     for row in case_rows:
         tests = set(TEST_NAME.findall(row[2])) if len(row) > 2 else set()

@@ -2,11 +2,14 @@
 
 #include "conformance_meta.h"
 
+#include <afxdp/detail/uapi.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
 #include <poll.h>
+#include <stdexcept>
 #include <thread>
 
 namespace afxdp::conformance {
@@ -40,8 +43,6 @@ std::vector<Mode> all_modes() {
           {"skb_busy_poll", AttachMode::skb, BindMode::skb, true},
           {"native_busy_poll", AttachMode::native, BindMode::native_copy, true}};
 }
-
-INSTANTIATE_TEST_SUITE_P(, Conformance, ::testing::ValuesIn(all_modes()), ModeName());
 
 lab::VethPair make_veth(const Mode& mode) {
   // Our own network namespace: these change nothing outside it.
@@ -98,10 +99,24 @@ Link::Link(const lab::VethPair& veth, const Mode& m, const LinkSetup& s)
       a(a_umem, socket_config(veth.a(), m, s, s.bidirectional ? s.rx_size : 0, s.tx_size)),
       b(b_umem, socket_config(veth.b(), m, s, s.rx_size, s.bidirectional ? s.tx_size : 0)) {
   if (!s.attach_programs) return;
-  a_program.emplace(XskProgramConfig{.interface = veth.a(), .mode = m.attach});
-  b_program.emplace(XskProgramConfig{.interface = veth.b(), .mode = m.attach});
+  // Multi-buffer sockets need the program's xdp.frags variant (the kernel's MTU 9000 cases).
+  a_program.emplace(XskProgramConfig{.interface = veth.a(),
+                                     .mode = m.attach,
+                                     .queues = s.xskmap_entries,
+                                     .frags = s.multi_buffer});
+  b_program.emplace(XskProgramConfig{.interface = veth.b(),
+                                     .mode = m.attach,
+                                     .queues = s.xskmap_entries,
+                                     .frags = s.multi_buffer});
   a_program->insert(0, a.fd());
   b_program->insert(0, b.fd());
+}
+
+Socket sharing_socket(Socket& first, const Mode& mode, bool receives) {
+  LinkSetup setup;
+  setup.multi_buffer = false;  // taken from the UMEM's first socket (the kernel refuses both)
+  return {first.umem(), socket_config(first.config().interface, mode, setup,
+                                      receives ? setup.rx_size : 0, receives ? 0 : setup.tx_size)};
 }
 
 std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len) {
@@ -110,9 +125,9 @@ std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len) {
 
 // --- Sender ---------------------------------------------------------------------------------
 
-Sender::Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
+Sender::Sender(Endpoint& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
                std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac)
-    : socket_(socket),
+    : sockets_{&socket},
       stream_(stream),
       dst_(dst_mac),
       src_(src_mac),
@@ -124,32 +139,104 @@ Sender::Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t 
     free_.push_back(first_frame + std::uint64_t{i} * frame_size);
 }
 
+Sender::Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
+               std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac)
+    : Sender(*socket_endpoint(socket).release(), stream, first_frame, frames, dst_mac, src_mac) {
+  owned_.emplace_back(sockets_.front());
+}
+
+void Sender::add_socket(Socket& socket) {
+  owned_.push_back(socket_endpoint(socket));
+  add_socket(*owned_.back());
+}
+
+void Sender::add_socket(Endpoint& socket) {
+  if (&socket.completion() != &sockets_.front()->completion()) {
+    throw std::invalid_argument("Sender::add_socket: " + socket.name() +
+                                " does not share the first socket's completion ring");
+  }
+  sockets_.push_back(&socket);
+}
+
+std::size_t Sender::consumed() {
+  std::size_t on_rings = 0;
+  for (Endpoint* s : sockets_) on_rings += s->tx().outstanding();
+  // Packets whose every descriptor the kernel has taken.
+  const std::size_t taken = submitted_ - on_rings;
+  return static_cast<std::size_t>(
+      std::upper_bound(submitted_by_packet_.begin(), submitted_by_packet_.end(), taken) -
+      submitted_by_packet_.begin());
+}
+
 bool Sender::valid(std::size_t i) const {
   const Packet& p = stream_[i];
   // The verdict depends on the address only through its offset in the frame, so a stand-in
   // frame (the first free one, or frame 1 when the offset is negative) gives the same answer.
-  const std::uint64_t frame = socket_.umem().config().frame_size;
+  const std::uint64_t frame = sockets_.front()->umem().config().frame_size;
+  // A chain's fragments start at frames and are at most a frame long (fragments()).
+  if (fragments(i) > 1) return p.offset == 0;
   const std::uint64_t addr =
       p.addr ? *p.addr : static_cast<std::uint64_t>(static_cast<std::int64_t>(frame) + p.offset);
   return valid_tx_descriptor(xdp_desc{addr, p.len, p.options}, rules_);
 }
 
+std::uint32_t Sender::fragments(std::size_t i) const {
+  const Packet& p = stream_[i];
+  const std::uint32_t frame = sockets_.front()->umem().config().frame_size;
+  if (p.addr || p.len <= frame || p.len > max_jumbo) return 1;
+  return (p.len + frame - 1) / frame;
+}
+
 std::uint32_t Sender::send(std::uint32_t max) {
-  TxRing& tx = socket_.tx();
-  Umem& umem = socket_.umem();
-  std::uint32_t n = 0;
-  // Count how many of the next packets we can place (frames permitting), then reserve that many.
-  std::uint32_t frames_needed = 0;
-  while (n < max && next_ + n < stream_.size()) {
-    const std::uint32_t need = stream_[next_ + n].addr ? 0 : 1;
-    if (frames_needed + need > free_.size()) break;
-    frames_needed += need;
-    ++n;
+  if (all_queued()) return 0;
+  // One call fills one socket's tx ring: the next packets that this socket sends.
+  const std::uint8_t from = stream_[next_].socket;
+  if (from >= sockets_.size()) {
+    fail("packet " + std::to_string(next_) + " names socket " + std::to_string(from));
+    return 0;
   }
-  if (n == 0 || tx.reserve(n) != n) return 0;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const std::size_t index = next_ + i;
-    const Packet& p = stream_[index];
+  // At a change of socket, as the kernel's send_pkts (wait_for_tx_completion after each batch):
+  // the previous socket's packets all completed first, so the two sockets' packets leave in
+  // stream order (each kick sends at most tx_budget of one socket's ring).
+  if (next_ != 0 && stream_[next_ - 1].socket != from && awaiting_valid_ != 0) return 0;
+  // Whole packets only (a chain is never split), as many descriptors as `max` and the free frames
+  // allow; then reserve that many.
+  std::uint32_t packets = 0;
+  std::uint32_t descriptors = 0;
+  std::uint32_t frames_needed = 0;
+  while (next_ + packets < stream_.size() && stream_[next_ + packets].socket == from) {
+    const std::uint32_t f = fragments(next_ + packets);
+    const std::uint32_t need = stream_[next_ + packets].addr ? 0 : f;
+    if ((descriptors != 0 && descriptors + f > max) || frames_needed + need > free_.size()) break;
+    descriptors += f;
+    frames_needed += need;
+    ++packets;
+  }
+  TxRing& tx = sockets_[from]->tx();
+  if (packets == 0 || tx.reserve(descriptors) != descriptors) return 0;
+  std::uint32_t slot = 0;
+  for (std::uint32_t i = 0; i < packets; ++i) place(next_ + i, *sockets_[from], slot);
+  tx.submit(descriptors);
+  next_ += packets;
+  return descriptors;
+}
+
+void Sender::place(std::size_t index, Endpoint& socket, std::uint32_t& slot) {
+  const Packet& p = stream_[index];
+  const UmemView& umem = socket.umem();
+  const std::uint32_t frame_size = umem.config().frame_size;
+  const bool ok = valid(index);
+  std::vector<std::uint8_t> bytes;
+  if (ok) {
+    MacAddress dst = dst_;
+    if (p.dst_last != 0xff) dst[5] = p.dst_last;
+    bytes = lab::test_frame(static_cast<std::uint32_t>(index), p.len, dst, src_);
+    ++sent_valid_;
+  } else {
+    ++sent_invalid_;
+  }
+  const std::uint32_t f = fragments(index);
+  for (std::uint32_t k = 0; k < f; ++k) {
     std::uint64_t addr = 0;
     std::uint64_t frame = 0;
     if (p.addr) {
@@ -159,33 +246,30 @@ std::uint32_t Sender::send(std::uint32_t max) {
       free_.pop_back();
       addr = static_cast<std::uint64_t>(static_cast<std::int64_t>(frame) + p.offset);
     }
-    const bool ok = valid(index);
+    // A chain's fragments are whole frames but the last (the kernel's __send_pkts).
+    const std::uint32_t len = f == 1 ? p.len : std::min(frame_size, p.len - k * frame_size);
     if (ok) {
-      MacAddress dst = dst_;
-      if (p.dst_last != 0xff) dst[5] = p.dst_last;
-      const auto bytes = lab::test_frame(static_cast<std::uint32_t>(index), p.len, dst, src_);
-      std::memcpy(umem.data(umem.resolve(addr)), bytes.data(), bytes.size());
-      ++sent_valid_;
+      std::memcpy(umem.data(umem.resolve(addr)), bytes.data() + std::size_t{k} * frame_size, len);
       ++awaiting_valid_;
-    } else {
-      ++sent_invalid_;
     }
     outstanding_.push_back({addr, frame, ok, !p.addr});
-    tx.at(i) = xdp_desc{addr, p.len, p.options};
+    const std::uint32_t options = k + 1 < f ? p.options | uapi::xdp_pkt_contd : p.options;
+    socket.tx().at(slot++) = xdp_desc{addr, len, options};
   }
-  tx.submit(n);
-  next_ += n;
-  return n;
+  submitted_ += f;
+  submitted_by_packet_.push_back(submitted_);
 }
 
 void Sender::kick() {
-  if (!socket_.tx().needs_wakeup()) return;
-  const WakeStatus status = socket_.wake_tx();
-  if (!status.transient()) fail("sendto on " + socket_.name() + ": " + std::strerror(status.error));
+  for (Endpoint* s : sockets_) {
+    if (!s->tx().needs_wakeup()) continue;
+    const WakeStatus status = s->wake_tx();
+    if (!status.transient()) fail("sendto on " + s->name() + ": " + std::strerror(status.error));
+  }
 }
 
 std::uint32_t Sender::complete() {
-  CompletionRing& cq = socket_.completion();
+  CompletionRing& cq = sockets_.front()->completion();
   const std::uint32_t n = cq.peek(batch);
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint64_t addr = cq.at(i);
@@ -223,12 +307,15 @@ void Sender::finish(int ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   complete();
-  if (socket_.tx().outstanding() != 0) fail("finish with descriptors left on the tx ring");
+  for (Endpoint* s : sockets_) {
+    if (s->tx().outstanding() != 0)
+      fail("finish with descriptors left on " + s->name() + "'s tx ring");
+  }
   for (const Outstanding& o : outstanding_) {
     if (o.valid) {
       fail("valid descriptor " + std::to_string(o.addr) + " never completed");
-    } else if (o.own_frame) {
-      free_.push_back(o.frame);
+    } else {
+      if (o.own_frame) free_.push_back(o.frame);
       ++reclaimed_;
     }
   }
@@ -237,12 +324,18 @@ void Sender::finish(int ms) {
 
 // --- Receiver -------------------------------------------------------------------------------
 
+Receiver::Receiver(Endpoint& socket, std::uint64_t first_frame, std::uint32_t frames)
+    : socket_(&socket), first_(first_frame), frames_(frames) {}
+
 Receiver::Receiver(Socket& socket, std::uint64_t first_frame, std::uint32_t frames)
-    : socket_(socket), first_(first_frame), frames_(frames) {}
+    : owned_(socket_endpoint(socket)),
+      socket_(owned_.get()),
+      first_(first_frame),
+      frames_(frames) {}
 
 void Receiver::lend(std::int64_t odd_offset) {
-  FillRing& fill = socket_.fill();
-  const std::uint32_t frame_size = socket_.umem().config().frame_size;
+  FillRing& fill = socket_->fill();
+  const std::uint32_t frame_size = socket_->umem().config().frame_size;
   const std::uint32_t n = std::min(frames_, fill.size());
   if (fill.reserve(n) != n) {
     fail("fill ring has no room for " + std::to_string(n) + " frames");
@@ -261,59 +354,96 @@ void Receiver::expect(std::vector<std::uint32_t> sequences, std::vector<std::uin
   expected_ = std::move(sequences);
   lengths_ = std::move(lengths);
   next_ = 0;
+  // The buffers each packet takes on rx: what a buffer holds after the headroom, per fragment.
+  const UmemConfig& config = socket_->umem().config();
+  const std::uint32_t room = config.frame_size - xdp_packet_headroom - config.headroom;
+  buffers_until_.assign(1, 0);
+  for (const std::uint32_t len : lengths_) {
+    buffers_until_.push_back(buffers_until_.back() + std::max(1U, (len + room - 1) / room));
+  }
+}
+
+// One rx descriptor: its bounds and offset (every fragment, as the kernel's is_frag_valid and
+// is_offset_correct), its bytes added to the packet so far; the packet checked at its last.
+void Receiver::take(const xdp_desc& desc) {
+  const UmemView& umem = socket_->umem();
+  const UmemConfig& config = umem.config();
+  const std::uint64_t expected_offset = (xdp_packet_headroom + config.headroom) % config.frame_size;
+  const std::uint64_t chunk = umem.chunk_of(desc.addr);
+  const std::uint64_t offset = umem.resolve(desc.addr) - chunk;
+  if (!umem.contains(umem.resolve(desc.addr), desc.len) || chunk < first_ ||
+      chunk >= first_ + std::uint64_t{frames_} * config.frame_size) {
+    fail("rx descriptor outside the frames lent: " + describe(desc));
+  } else if (next_ >= expected_.size()) {
+    fail("received too many frames: one more with " + describe(desc));
+  } else if (offset != expected_offset) {
+    fail("rx offset " + std::to_string(offset) + ", expected " + std::to_string(expected_offset) +
+         " (XDP_PACKET_HEADROOM + UMEM headroom)");
+  } else if (!config.unaligned_chunks && offset + desc.len > config.frame_size) {
+    fail("fragment crosses its frame: " + describe(desc));
+  } else {
+    const auto* data = reinterpret_cast<const std::uint8_t*>(umem.data(umem.resolve(desc.addr)));
+    if (packet_.empty() && check_metadata_) {
+      conformance_meta meta{};
+      std::memcpy(&meta, data - sizeof meta, sizeof meta);
+      if (meta.count != next_) {
+        fail("metadata count " + std::to_string(meta.count) + " in front of frame " +
+             std::to_string(next_));
+      }
+    }
+    packet_.insert(packet_.end(), data, data + desc.len);
+    ++fragments_;
+    if ((desc.options & uapi::xdp_pkt_contd) == 0) check_packet();
+  }
+}
+
+void Receiver::check_packet() {
+  const auto len = static_cast<std::uint32_t>(packet_.size());
+  std::uint32_t sequence = 0;
+  if (len < added_tail_ || !lab::check_test_frame(packet_.data(), len - added_tail_, sequence)) {
+    fail("frame " + std::to_string(next_) + " (expected sequence " +
+         std::to_string(expected_[next_]) + ") has wrong content, length " + std::to_string(len) +
+         " in " + std::to_string(fragments_) + " fragments");
+  } else if (sequence != expected_[next_] && !skip_lost(sequence)) {
+    fail("sequence " + std::to_string(sequence) + " where " + std::to_string(expected_[next_]) +
+         " was next (out of order or lost)");
+  } else if (len != lengths_[next_]) {
+    fail("sequence " + std::to_string(sequence) + " has length " + std::to_string(len) + ", sent " +
+         std::to_string(lengths_[next_]));
+  } else if (added_tail_ != 0 && !tail_word_is_length(packet_.data(), len)) {
+    fail("sequence " + std::to_string(sequence) +
+         ": its last 4 bytes are not its length as the program wrote it");
+  }
+  fragments_by_packet_.push_back(fragments_);
+  packet_.clear();
+  fragments_ = 0;
+  ++next_;
+}
+
+bool Receiver::skip_lost(std::uint32_t sequence) {
+  const auto from = expected_.begin() + static_cast<std::ptrdiff_t>(next_);
+  const auto it = std::lower_bound(from, expected_.end(), sequence);
+  const auto skipped = static_cast<std::uint32_t>(it - from);
+  if (it == expected_.end() || *it != sequence || lost_ + skipped > may_lose_) return false;
+  lost_ += skipped;
+  next_ += skipped;
+  return true;
 }
 
 std::uint32_t Receiver::receive(std::uint32_t max) {
-  const WakeStatus status = socket_.wake_rx();
+  const WakeStatus status = socket_->wake_rx();
   if (!status.transient())
-    fail("recvfrom on " + socket_.name() + ": " + std::strerror(status.error));
-  RxRing& rx = socket_.rx();
-  Umem& umem = socket_.umem();
-  const UmemConfig& config = umem.config();
+    fail("recvfrom on " + socket_->name() + ": " + std::strerror(status.error));
+  RxRing& rx = socket_->rx();
   const std::uint32_t n = rx.peek(max);
-  const std::uint64_t expected_offset = (xdp_packet_headroom + config.headroom) % config.frame_size;
   for (std::uint32_t i = 0; i < n; ++i) {
-    const xdp_desc& desc = rx.at(i);
-    const std::uint64_t chunk = umem.chunk_of(desc.addr);
-    if (!umem.contains(umem.resolve(desc.addr), desc.len) || chunk < first_ ||
-        chunk >= first_ + std::uint64_t{frames_} * config.frame_size) {
-      fail("rx descriptor outside the frames lent: " + describe(desc));
-    } else if (next_ >= expected_.size()) {
-      fail("received too many frames: one more with " + describe(desc));
-    } else if (umem.resolve(desc.addr) - chunk != expected_offset) {
-      fail("rx offset " + std::to_string(umem.resolve(desc.addr) - chunk) + ", expected " +
-           std::to_string(expected_offset) + " (XDP_PACKET_HEADROOM + UMEM headroom)");
-    } else {
-      const auto* data = reinterpret_cast<const std::uint8_t*>(umem.data(umem.resolve(desc.addr)));
-      std::uint32_t sequence = 0;
-      if (desc.len < added_tail_ ||
-          !lab::check_test_frame(data, desc.len - added_tail_, sequence)) {
-        fail("frame " + std::to_string(next_) + " (expected sequence " +
-             std::to_string(expected_[next_]) + ") has wrong content, " + describe(desc));
-      } else if (sequence != expected_[next_]) {
-        fail("sequence " + std::to_string(sequence) + " where " + std::to_string(expected_[next_]) +
-             " was next (out of order or lost)");
-      } else if (desc.len != lengths_[next_]) {
-        fail("sequence " + std::to_string(sequence) + " has length " + std::to_string(desc.len) +
-             ", sent " + std::to_string(lengths_[next_]));
-      } else if (added_tail_ != 0 && !tail_word_is_length(data, desc.len)) {
-        fail("sequence " + std::to_string(sequence) +
-             ": its last 4 bytes are not its length as the program wrote it");
-      } else if (check_metadata_) {
-        conformance_meta meta{};
-        std::memcpy(&meta, data - sizeof meta, sizeof meta);
-        if (meta.count != next_) {
-          fail("metadata count " + std::to_string(meta.count) + " in front of frame " +
-               std::to_string(next_));
-        }
-      }
-      ++next_;
-    }
-    waiting_.push_back(chunk);
+    take(rx.at(i));
+    ++descriptors_;
+    waiting_.push_back(socket_->umem().chunk_of(rx.at(i).addr));
   }
   rx.release(n);  // read before released: the frames are ours until they go back on fill
   if (!waiting_.empty()) {
-    FillRing& fill = socket_.fill();
+    FillRing& fill = socket_->fill();
     std::uint32_t m = fill.free_slots(static_cast<std::uint32_t>(waiting_.size()));
     m = std::min<std::uint32_t>(m, static_cast<std::uint32_t>(waiting_.size()));
     if (m > 0 && fill.reserve(m) == m) {
@@ -341,6 +471,10 @@ void expect_valid(Receiver& receiver, const Sender& sender, const std::vector<Pa
 std::uint32_t Receiver::expected_before(std::size_t sequence) const {
   return static_cast<std::uint32_t>(std::lower_bound(expected_.begin(), expected_.end(), sequence) -
                                     expected_.begin());
+}
+
+std::uint32_t Receiver::in_flight(std::size_t sent) const {
+  return buffers_until_[expected_before(sent)] - buffers_until_[next_];
 }
 
 std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
@@ -372,7 +506,7 @@ std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
     for (Receiver* r : receivers) passed = std::max(passed, r->passed());
     return sender.consumed() - passed + tx_budget <= veth_ring;
   };
-  Socket& tx = sender.socket();
+  Endpoint& tx = sender.socket();
   while (!finished()) {
     if (std::string e = first_error(); !e.empty()) return e;
     if (std::chrono::steady_clock::now() - last_progress > idle_limit) {
@@ -385,7 +519,7 @@ std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
     bool polled = false;
     // Pace like the kernel's test: never more in flight than the receivers can hold.
     std::uint32_t in_flight = 0;
-    for (Receiver* r : receivers) in_flight += r->expected_before(sender.next()) - r->received();
+    for (Receiver* r : receivers) in_flight += r->in_flight(sender.next());
     if (!sender.all_queued() && (receivers.empty() || in_flight + options.tx_batch <= lent)) {
       if (options.poll_tx && tx.tx().free_slots(options.tx_batch) < options.tx_batch) {
         const int r = tx.poll(POLLOUT, 1000);
@@ -421,28 +555,49 @@ std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
   return first_error();
 }
 
+Sender sender_on(Endpoint& from, Endpoint& to, const std::vector<Packet>& stream,
+                 const LinkSetup& setup) {
+  const std::uint64_t first = std::uint64_t{setup.rx_frames} * setup.frame_size;
+  return {from, stream, first, setup.tx_frames, to.mac(), from.mac()};
+}
+
 Sender sender_on(Socket& from, Socket& to, const std::vector<Packet>& stream,
                  const LinkSetup& setup) {
   const std::uint64_t first = std::uint64_t{setup.rx_frames} * setup.frame_size;
-  return Sender(from, stream, first, setup.tx_frames, afxdp::mac_address(to.config().interface),
-                afxdp::mac_address(from.config().interface));
+  return {from,
+          stream,
+          first,
+          setup.tx_frames,
+          afxdp::mac_address(to.config().interface),
+          afxdp::mac_address(from.config().interface)};
+}
+
+Receiver receiver_on(Endpoint& socket, const LinkSetup& setup) {
+  return {socket, 0, setup.rx_frames};
 }
 
 Receiver receiver_on(Socket& socket, const LinkSetup& setup) {
-  return Receiver(socket, 0, setup.rx_frames);
+  return {socket, 0, setup.rx_frames};
 }
 
-std::string send_receive(Link& link, std::uint32_t packets, std::uint32_t len,
-                         const TrafficOptions& options) {
+std::string send_receive(Endpoint& a, Endpoint& b, const LinkSetup& setup, std::uint32_t packets,
+                         std::uint32_t len, const TrafficOptions& options) {
   const auto stream = uniform_stream(packets, len);
-  Sender sender = sender_on(link.a, link.b, stream, link.setup);
-  Receiver receiver = receiver_on(link.b, link.setup);
+  Sender sender = sender_on(a, b, stream, setup);
+  Receiver receiver = receiver_on(b, setup);
   receiver.lend();
   expect_valid(receiver, sender, stream);
   return run_traffic(sender, {&receiver}, options);
 }
 
-bool settle(Socket& socket, const std::function<bool()>& done, int ms) {
+std::string send_receive(Link& link, std::uint32_t packets, std::uint32_t len,
+                         const TrafficOptions& options) {
+  const auto a = socket_endpoint(link.a);
+  const auto b = socket_endpoint(link.b);
+  return send_receive(*a, *b, link.setup, packets, len, options);
+}
+
+bool settle(Endpoint& socket, const std::function<bool()>& done, int ms) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
   while (!done()) {
     if (std::chrono::steady_clock::now() > until) return false;
@@ -450,6 +605,10 @@ bool settle(Socket& socket, const std::function<bool()>& done, int ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return true;
+}
+
+bool settle(Socket& socket, const std::function<bool()>& done, int ms) {
+  return settle(*socket_endpoint(socket), done, ms);
 }
 
 }  // namespace afxdp::conformance

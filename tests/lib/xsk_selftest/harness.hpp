@@ -11,6 +11,7 @@
 #include <afxdp/mac_address.hpp>
 #include <afxdp/port.hpp>
 #include <afxdp/socket.hpp>
+#include <afxdp/testing/loopback.hpp>
 #include <afxdp/tx_descriptor.hpp>
 #include <afxdp/umem.hpp>
 #include <afxdp/xsk_program.hpp>
@@ -18,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -32,17 +34,23 @@ inline constexpr std::uint32_t default_packets = 4096;     // DEFAULT_PKT_CNT
 inline constexpr std::uint32_t default_frames = 1024;      // DEFAULT_UMEM_BUFFERS
 inline constexpr std::uint32_t batch = 64;                 // DEFAULT_BATCH_SIZE
 inline constexpr std::uint32_t tx_budget = 32;             // MAX_TX_BUDGET_DEFAULT
+inline constexpr std::uint32_t max_jumbo = 9000;           // MAX_ETH_JUMBO_SIZE
 // veth's per-queue ring (VETH_RING_SIZE in drivers/net/veth.c): frames between the sending end's
 // transmit and the receiving end's NAPI. On a device without a qdisc veth drops what does not fit.
 inline constexpr std::uint32_t veth_ring = 256;
 
+// What plays the kernel's side: AF_XDP on a veth pair (root, the conformance tier), or
+// testing::Loopback (no privilege, the unit tier), whose cases must give the same results.
+enum class Backend { veth, loopback };
+
 // A mode of the kernel's runner: skb or drv (our native copy), each also with busy polling
-// (the second pass of test_xsk.sh).
+// (the second pass of test_xsk.sh); or the Loopback.
 struct Mode {
   const char* name;
   AttachMode attach;
   BindMode bind;
   bool busy_poll;
+  Backend backend = Backend::veth;
 };
 inline void PrintTo(const Mode& mode, std::ostream* out) { *out << mode.name; }
 struct ModeName {
@@ -51,6 +59,7 @@ struct ModeName {
   }
 };
 std::vector<Mode> all_modes();
+Mode loopback_mode();
 
 class Conformance : public ::testing::TestWithParam<Mode> {};
 
@@ -68,7 +77,86 @@ struct LinkSetup {
   bool attach_programs = true;  // the embedded redirect program on both ends
   bool unaligned = false;       // XDP_UMEM_UNALIGNED_CHUNK_FLAG, UMEMs on 2 MiB hugepages
   bool multi_buffer = false;    // both sockets bound with XDP_USE_SG (the kernel's MTU 9000 cases)
+  std::uint32_t xskmap_entries = 0;  // the redirect programs' XSKMAPs; 0: the queue count
 };
+
+// What the harness needs of a UMEM: its configuration and bytes, with Umem's address arithmetic
+// (over a Umem, or over a Loopback queue's area).
+class UmemView {
+ public:
+  UmemView(std::byte* area, std::uint64_t size, const UmemConfig& config) noexcept
+      : area_(area), size_(size), config_(config) {}
+  [[nodiscard]] const UmemConfig& config() const noexcept { return config_; }
+  [[nodiscard]] std::byte* data(std::uint64_t addr) const noexcept { return area_ + addr; }
+  [[nodiscard]] std::uint64_t resolve(std::uint64_t addr) const noexcept {
+    return resolve_address(addr, config_.unaligned_chunks);
+  }
+  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t addr) const noexcept {
+    return addr & chunk_mask(config_);
+  }
+  [[nodiscard]] bool contains(std::uint64_t addr, std::uint32_t len) const noexcept {
+    return area_contains(size_, addr, len);
+  }
+
+ private:
+  std::byte* area_;
+  std::uint64_t size_;
+  UmemConfig config_;
+};
+
+// One end as the cases drive it: an AF_XDP socket's four rings and its UMEM, and the kernel's
+// cold calls (sendto, recvfrom, poll, XDP_STATISTICS). On veth a Socket answers them; on the
+// Loopback a queue does (socket_endpoint, Ends).
+class Endpoint {
+ public:
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+  virtual ~Endpoint() = default;
+
+  RxRing& rx() noexcept { return rx_; }
+  TxRing& tx() noexcept { return tx_; }
+  FillRing& fill() noexcept { return fill_; }
+  CompletionRing& completion() noexcept { return completion_; }
+  [[nodiscard]] const UmemView& umem() const noexcept { return umem_; }
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] const MacAddress& mac() const noexcept { return mac_; }
+  virtual WakeStatus wake_tx() noexcept = 0;  // sendto
+  virtual WakeStatus wake_rx() noexcept = 0;  // recvfrom
+  // poll(2): the revents, 0 on timeout, -errno on error.
+  virtual int poll(short events, int timeout_ms) noexcept = 0;
+  [[nodiscard]] virtual XdpStatistics statistics() const = 0;
+
+ protected:
+  struct Parts {
+    RxRing& rx;
+    TxRing& tx;
+    FillRing& fill;
+    CompletionRing& completion;
+    UmemView umem;
+    std::string name;
+    MacAddress mac;
+  };
+  explicit Endpoint(Parts parts)
+      : rx_(parts.rx),
+        tx_(parts.tx),
+        fill_(parts.fill),
+        completion_(parts.completion),
+        umem_(parts.umem),
+        name_(std::move(parts.name)),
+        mac_(parts.mac) {}
+
+ private:
+  RxRing& rx_;
+  TxRing& tx_;
+  FillRing& fill_;
+  CompletionRing& completion_;
+  UmemView umem_;
+  std::string name_;
+  MacAddress mac_;
+};
+
+// `socket` as an Endpoint (it must outlive it).
+std::unique_ptr<Endpoint> socket_endpoint(Socket& socket);
 
 // A veth pair's ends `a` (sends) and `b` (receives), each with a UMEM, one AF_XDP socket on
 // queue 0 and the redirect program.
@@ -80,6 +168,11 @@ struct Link {
   Socket a, b;
   std::optional<XskProgram> a_program, b_program;
 };
+
+// A second socket on `first`'s UMEM, interface and queue (XDP_SHARED_UMEM: it shares the fill and
+// completion rings), with only an rx ring (`receives`) or only a tx ring; the kernel's
+// xsk_configure with nb_sockets = 2.
+Socket sharing_socket(Socket& first, const Mode& mode, bool receives);
 
 // A fresh veth pair for the conformance cases: IPv6 off (as the kernel's runner does, so the
 // stack sends nothing of its own) and, in busy-poll modes, the NAPI settings test_xsk.sh uses.
@@ -99,6 +192,7 @@ struct Packet {
   std::optional<std::uint64_t> addr{};  // or this address as it is, no frame taken
   std::uint32_t options = 0;
   std::uint8_t dst_last = 0xff;  // the destination MAC's last byte; 0xff: the receiver's
+  std::uint8_t socket = 0;       // which of the Sender's sockets sends it (add_socket)
 };
 std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len);
 
@@ -108,15 +202,30 @@ std::vector<Packet> uniform_stream(std::uint32_t count, std::uint32_t len);
 // descriptor is counted in tx_invalid_descs; whether its address also comes back on the
 // completion ring depends on the kernel (this one does, in copy mode), so it may, once: its frame
 // is the application's again either way, by completion or by finish().
+// A Sender may send from several sockets on one UMEM and queue (the kernel's two sending sockets
+// of XDP_PROG_CLEANUP and XDP_SHARED_UMEM): each packet from the socket it names, the frames from
+// one pool, the completions from the completion ring they share.
 class Sender {
  public:
+  Sender(Endpoint& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
+         std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac);
   Sender(Socket& socket, const std::vector<Packet>& stream, std::uint64_t first_frame,
          std::uint32_t frames, const MacAddress& dst_mac, const MacAddress& src_mac);
 
-  // Put up to `max` packets on the tx ring (fewer when out of frames or ring slots); returns how
-  // many.
+  // Packets whose `socket` is the next index go out on `socket`, which must share the first
+  // socket's completion ring (same UMEM, interface and queue).
+  void add_socket(Endpoint& socket);
+  void add_socket(Socket& socket);
+
+  // Put whole packets, up to `max` descriptors (at least one packet), on the tx ring (fewer when
+  // out of frames or ring slots); returns how many descriptors. A packet from the pool longer
+  // than a frame and at most max_jumbo goes out as a chain of frames (XDP_PKT_CONTD), as the
+  // kernel's test sends it; a longer one as one (invalid) descriptor.
   std::uint32_t send(std::uint32_t max);
-  // Kick the kernel (sendto) if the tx ring asks for it; records an unexpected error.
+  // The descriptors packet i takes.
+  [[nodiscard]] std::uint32_t fragments(std::size_t i) const;
+  // Kick the kernel (sendto) on each socket whose tx ring asks for it; records an unexpected
+  // error.
   void kick();
   // Take completions: each must name a descriptor submitted and not completed yet.
   std::uint32_t complete();
@@ -126,8 +235,8 @@ class Sender {
 
   [[nodiscard]] bool all_queued() const noexcept { return next_ == stream_.size(); }
   [[nodiscard]] std::size_t next() const noexcept { return next_; }
-  // Packets the kernel has taken from the tx ring (refreshes its consumer index).
-  std::size_t consumed() { return next_ - socket_.tx().outstanding(); }
+  // Packets the kernel has taken from the tx rings (refreshes their consumer indices).
+  std::size_t consumed();
   // Valid descriptors not completed yet (on the tx ring, in the kernel or on the completion ring).
   [[nodiscard]] std::uint32_t awaiting() const noexcept { return awaiting_valid_; }
   [[nodiscard]] bool all_completed() const noexcept { return awaiting_valid_ == 0; }
@@ -138,20 +247,21 @@ class Sender {
     return static_cast<std::uint32_t>(free_.size());
   }
   [[nodiscard]] std::uint32_t frames() const noexcept { return frames_; }
-  // Frames the application took back without a completion (invalid descriptors, in finish()).
+  // Invalid descriptors the application took back without a completion (in finish()).
   [[nodiscard]] std::uint32_t reclaimed() const noexcept { return reclaimed_; }
   // Completions of an odd address that came back one lower (the kernel's defect, see .cpp).
   [[nodiscard]] std::uint32_t odd_completed_even() const noexcept { return odd_completed_even_; }
   // The kernel's verdict we expect for packet i (the raw layer's tx_descriptor_fault).
   [[nodiscard]] bool valid(std::size_t i) const;
   [[nodiscard]] const std::string& error() const noexcept { return error_; }
-  Socket& socket() noexcept { return socket_; }
+  Endpoint& socket() noexcept { return *sockets_.front(); }
 
  private:
   void fail(const std::string& what) {
     if (error_.empty()) error_ = what;
   }
-  Socket& socket_;
+  std::vector<std::unique_ptr<Endpoint>> owned_;  // made for the Socket& overloads
+  std::vector<Endpoint*> sockets_;
   const std::vector<Packet>& stream_;
   MacAddress dst_, src_;
   TxDescriptorRules rules_;
@@ -163,7 +273,10 @@ class Sender {
     bool valid;
     bool own_frame;  // taken from free_, goes back there
   };
-  std::vector<Outstanding> outstanding_;  // submitted, not completed, not reclaimed
+  void place(std::size_t index, Endpoint& socket, std::uint32_t& slot);
+  std::vector<Outstanding> outstanding_;          // submitted, not completed, not reclaimed
+  std::size_t submitted_ = 0;                     // descriptors
+  std::vector<std::size_t> submitted_by_packet_;  // descriptors up to and including packet i
   std::size_t next_ = 0;
   std::uint32_t awaiting_valid_ = 0;
   std::uint32_t sent_valid_ = 0, sent_invalid_ = 0, completed_invalid_ = 0, reclaimed_ = 0;
@@ -175,6 +288,7 @@ class Sender {
 // frame against the sequences it expects, in order.
 class Receiver {
  public:
+  Receiver(Endpoint& socket, std::uint64_t first_frame, std::uint32_t frames);
   Receiver(Socket& socket, std::uint64_t first_frame, std::uint32_t frames);
 
   // Lend every rx frame to the fill ring (the kernel's xsk_populate_fill_ring); every odd one
@@ -185,21 +299,34 @@ class Receiver {
   void already_lent() noexcept { lent_ = frames_; }
   // Expect these sequences, in this order, with these lengths.
   void expect(std::vector<std::uint32_t> sequences, std::vector<std::uint32_t> lengths);
+  // Up to `n` of the expected packets may be missing, lost before they reached the socket (the
+  // sending veth's tx_dropped, when nothing paces it): a later sequence skips them, in order.
+  void may_lose(std::uint32_t n) noexcept { may_lose_ = n; }
+  [[nodiscard]] std::uint32_t lost() const noexcept { return lost_; }
   // Frames received so far must carry the metadata the program wrote (XDP_METADATA_COPY).
   void check_metadata(bool on) noexcept { check_metadata_ = on; }
   // The last `bytes` of each frame were added by the program (XDP_ADJUST_TAIL_GROW): only the
   // bytes before them are the sender's, and the last 4 must be the frame's length, big-endian,
   // as the program wrote it.
   void added_tail(std::uint32_t bytes) noexcept { added_tail_ = bytes; }
-  // Kick (recvfrom), take up to `max` frames, check them, release them and give their frames
-  // back to the fill ring.
+  // Kick (recvfrom), take up to `max` descriptors, check them, release them and give their frames
+  // back to the fill ring. A packet may come as a chain of fragments (XDP_USE_SG), even across
+  // calls: each fragment is checked (bounds, offset) and the packet whole at its last.
   std::uint32_t receive(std::uint32_t max);
 
   [[nodiscard]] bool done() const noexcept { return next_ == expected_.size(); }
   // How many of the sequences before `sequence` this receiver expects.
   [[nodiscard]] std::uint32_t expected_before(std::size_t sequence) const;
+  // The rx buffers the packets it expects before `sent` take, less those received.
+  [[nodiscard]] std::uint32_t in_flight(std::size_t sent) const;
   [[nodiscard]] std::uint32_t received() const noexcept {
     return static_cast<std::uint32_t>(next_);
+  }
+  // Rx descriptors taken (fragments; a packet without XDP_USE_SG is one).
+  [[nodiscard]] std::uint32_t descriptors() const noexcept { return descriptors_; }
+  // The fragments of each packet received, in order.
+  [[nodiscard]] const std::vector<std::uint32_t>& fragments_by_packet() const noexcept {
+    return fragments_by_packet_;
   }
   // Sequences of the stream up to and including the last one received.
   [[nodiscard]] std::size_t passed() const noexcept {
@@ -207,13 +334,14 @@ class Receiver {
   }
   [[nodiscard]] std::uint32_t lent() const noexcept { return lent_; }
   [[nodiscard]] const std::string& error() const noexcept { return error_; }
-  Socket& socket() noexcept { return socket_; }
+  Endpoint& socket() noexcept { return *socket_; }
 
  private:
   void fail(const std::string& what) {
     if (error_.empty()) error_ = what;
   }
-  Socket& socket_;
+  std::unique_ptr<Endpoint> owned_;  // made for the Socket& overload
+  Endpoint* socket_;
   std::uint64_t first_;
   std::uint32_t frames_;
   std::uint32_t lent_ = 0;
@@ -221,7 +349,16 @@ class Receiver {
   std::size_t next_ = 0;
   bool check_metadata_ = false;
   std::uint32_t added_tail_ = 0;
+  void take(const xdp_desc& desc);
+  void check_packet();
+  bool skip_lost(std::uint32_t sequence);
+  std::uint32_t may_lose_ = 0, lost_ = 0;
   std::vector<std::uint64_t> waiting_;  // frames for the fill ring that did not fit yet
+  std::vector<std::uint8_t> packet_;    // the fragments of the packet so far
+  std::uint32_t fragments_ = 0;
+  std::uint32_t descriptors_ = 0;
+  std::vector<std::uint32_t> fragments_by_packet_;
+  std::vector<std::uint32_t> buffers_until_{0};  // rx buffers of the expected packets before i
   std::string error_;
 };
 
@@ -244,20 +381,66 @@ struct TrafficOptions {
 std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
                         const TrafficOptions& options = {});
 
-// Sender/Receiver for a Link, one direction.
+// Sender/Receiver for a Link or Ends, one direction.
+Sender sender_on(Endpoint& from, Endpoint& to, const std::vector<Packet>& stream,
+                 const LinkSetup& setup);
 Sender sender_on(Socket& from, Socket& to, const std::vector<Packet>& stream,
                  const LinkSetup& setup);
+Receiver receiver_on(Endpoint& socket, const LinkSetup& setup);
 Receiver receiver_on(Socket& socket, const LinkSetup& setup);
 
-// SEND_RECEIVE on a Link: the default stream a→b, checked; "" or the failure.
+// The two ends of a case on either backend: a fresh veth pair (make_veth; jumbo_veth for
+// LinkSetup::multi_buffer) with a Link in the
+// mode's attach and bind modes, or a Loopback whose queues 0 (a) and 1 (b) are the two ends, each
+// with its own UMEM, a kick on one carrying what it sent to the other (the wire).
+class Ends {
+ public:
+  explicit Ends(const Mode& mode, const LinkSetup& setup = {});
+  Ends(const Ends&) = delete;
+  Ends& operator=(const Ends&) = delete;
+  ~Ends();
+  Endpoint& a() noexcept { return *a_; }
+  Endpoint& b() noexcept { return *b_; }
+  // Frames that left a but never reached b's XDP: the sending veth's tx_dropped, counted when its
+  // peer's 256-entry ring was full (with busy-poll's deferred interrupts and nobody polling, the
+  // peer's NAPI runs only on gro_flush_timeout's timer); 0 on the Loopback.
+  [[nodiscard]] std::uint64_t dropped_by_sender() const;
+
+  const LinkSetup setup;
+
+ private:
+  std::optional<lab::VethPair> veth_;
+  std::unique_ptr<Link> link_;
+  std::unique_ptr<testing::Loopback> loopback_;
+  std::unique_ptr<Endpoint> a_, b_;
+};
+
+// SEND_RECEIVE on a Link or Ends: the default stream a→b, checked; "" or the failure.
+std::string send_receive(Endpoint& a, Endpoint& b, const LinkSetup& setup,
+                         std::uint32_t packets = default_packets, std::uint32_t len = min_packet,
+                         const TrafficOptions& options = {});
 std::string send_receive(Link& link, std::uint32_t packets = default_packets,
                          std::uint32_t len = min_packet, const TrafficOptions& options = {});
 
 // Wait up to `ms` for `done`, kicking rx meanwhile. For counters the kernel updates in softirq.
+bool settle(Endpoint& socket, const std::function<bool()>& done, int ms = 1000);
 bool settle(Socket& socket, const std::function<bool()>& done, int ms = 1000);
+
+// First statement of every conformance case: on veth, AFXDP_REQUIRE_SYSTEM; the Loopback needs
+// nothing.
+#define AFXDP_REQUIRE_BACKEND()                                      \
+  do {                                                               \
+    if (GetParam().backend == ::afxdp::conformance::Backend::veth) { \
+      AFXDP_REQUIRE_SYSTEM();                                        \
+    }                                                                \
+  } while (0)
 
 // The kernel's table of valid and invalid tx descriptors (testapp_invalid_desc), sent once over
 // a fresh link: ALIGNED_INV_DESC*, UNALIGNED_INV_DESC*.
 void run_invalid_desc(const Mode& mode, std::uint32_t frame_size, bool unaligned);
+
+// The kernel's table of bad multi-buffer chains (testapp_invalid_desc_mb) from a raw XDP_USE_SG
+// socket to another: ALIGNED_INV_DESC_MULTI_BUFF, UNALIGNED_INV_DESC_MULTI_BUFF (frags_test.cpp).
+void run_invalid_desc_mb(const Mode& mode, bool unaligned);
 
 }  // namespace afxdp::conformance

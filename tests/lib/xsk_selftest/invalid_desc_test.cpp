@@ -28,12 +28,11 @@ std::vector<Packet> invalid_desc_stream(std::uint64_t size, std::uint32_t frame)
 }  // namespace
 
 void run_invalid_desc(const Mode& mode, std::uint32_t frame_size, bool unaligned) {
-  const auto veth = make_veth(mode);
   const LinkSetup setup{.frame_size = frame_size, .unaligned = unaligned};
-  Link link(veth, mode, setup);
-  const std::uint64_t size = std::uint64_t{link.a_umem.config().frame_count} * frame_size;
+  Ends ends(mode, setup);
+  const std::uint64_t size = std::uint64_t{ends.a().umem().config().frame_count} * frame_size;
   const auto stream = invalid_desc_stream(size, frame_size);
-  Sender sender = sender_on(link.a, link.b, stream, setup);
+  Sender sender = sender_on(ends.a(), ends.b(), stream, setup);
 
   // The kernel's expectations for this table; 2K frames make the 2K straddle invalid.
   std::vector<bool> kernel = {true, true, false, false, true, false, false, false, true, true};
@@ -45,16 +44,20 @@ void run_invalid_desc(const Mode& mode, std::uint32_t frame_size, bool unaligned
     if (!kernel[i]) ++invalid;
   }
 
-  Receiver receiver = receiver_on(link.b, setup);
+  Receiver receiver = receiver_on(ends.b(), setup);
   receiver.lend();
   expect_valid(receiver, sender, stream);
   EXPECT_EQ(run_traffic(sender, {&receiver}), "");
-  EXPECT_EQ(link.a.statistics().tx_invalid_descs, invalid);
-  EXPECT_EQ(link.a.tx().outstanding(), 0U);
+  EXPECT_EQ(ends.a().statistics().tx_invalid_descs, invalid);
+  EXPECT_EQ(ends.a().tx().outstanding(), 0U);
   sender.finish();
   EXPECT_EQ(sender.error(), "");
   ::testing::Test::RecordProperty("invalid_descriptors_completed",
                                   static_cast<int>(sender.completed_invalid()));
+  // The Loopback models a zero-copy driver here: an invalid descriptor is never completed.
+  if (mode.backend == Backend::loopback) {
+    EXPECT_EQ(sender.completed_invalid(), 0U);
+  }
   // Only 4001-byte frames give odd addresses (5 * 4001 among the valid ones); 6.18 completes it as
   // 20004. Either that one is off by one or none is.
   EXPECT_LE(sender.odd_completed_even(), frame_size % 2);
@@ -65,12 +68,12 @@ void run_invalid_desc(const Mode& mode, std::uint32_t frame_size, bool unaligned
 namespace {
 
 TEST_P(Conformance, ALIGNED_INV_DESC) {
-  AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_BACKEND();
   run_invalid_desc(GetParam(), 4096, false);
 }
 
 TEST_P(Conformance, ALIGNED_INV_DESC_2K_FRAME_SIZE) {
-  AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_BACKEND();
   run_invalid_desc(GetParam(), 2048, false);
 }
 

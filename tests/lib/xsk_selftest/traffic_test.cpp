@@ -1,96 +1,105 @@
-// The kernel's traffic cases: frames from an AF_XDP socket on one veth end to one on the other,
-// received in order, intact, at the exact offset, each completion exactly once.
+// The kernel's traffic cases: frames from an AF_XDP socket on one end to one on the other (veth,
+// or the Loopback's two queues), received in order, intact, at the exact offset, each completion
+// exactly once.
 #include "harness.hpp"
-
-#include <bpf/bpf.h>
-#include <cerrno>
-#include <optional>
-#include <system_error>
-#include <unistd.h>
 
 namespace afxdp::conformance {
 namespace {
 
 TEST_P(Conformance, SEND_RECEIVE) {
-  AFXDP_REQUIRE_SYSTEM();
-  const auto veth = make_veth(GetParam());
-  Link link(veth, GetParam());
-  EXPECT_EQ(send_receive(link), "");
-  const XdpStatistics rx = link.b.statistics();
+  AFXDP_REQUIRE_BACKEND();
+  Ends ends(GetParam());
+  EXPECT_EQ(send_receive(ends.a(), ends.b(), ends.setup), "");
+  const XdpStatistics rx = ends.b().statistics();
   EXPECT_EQ(rx, (XdpStatistics{.tx_ring_empty_descs = rx.tx_ring_empty_descs}));
-  EXPECT_EQ(link.a.statistics().tx_invalid_descs, 0U);
+  EXPECT_EQ(ends.a().statistics().tx_invalid_descs, 0U);
 }
 
 TEST_P(Conformance, SEND_RECEIVE_2K_FRAME) {
-  AFXDP_REQUIRE_SYSTEM();
-  const auto veth = make_veth(GetParam());
-  Link link(veth, GetParam(), {.frame_size = 2048});
-  EXPECT_EQ(send_receive(link), "");
+  AFXDP_REQUIRE_BACKEND();
+  Ends ends(GetParam(), {.frame_size = 2048});
+  EXPECT_EQ(send_receive(ends.a(), ends.b(), ends.setup), "");
 }
 
 TEST_P(Conformance, SEND_RECEIVE_SINGLE_PKT) {
-  AFXDP_REQUIRE_SYSTEM();
-  const auto veth = make_veth(GetParam());
-  Link link(veth, GetParam());
-  EXPECT_EQ(send_receive(link, 1), "");
+  AFXDP_REQUIRE_BACKEND();
+  Ends ends(GetParam());
+  EXPECT_EQ(send_receive(ends.a(), ends.b(), ends.setup, 1), "");
 }
 
 TEST_P(Conformance, UMEM_HEADROOM) {
-  AFXDP_REQUIRE_SYSTEM();
-  const auto veth = make_veth(GetParam());
-  Link link(veth, GetParam(), {.rx_headroom = 128});  // UMEM_HEADROOM_TEST_SIZE
-  EXPECT_EQ(send_receive(link), "");                  // the receiver checks offset 256 + 128
+  AFXDP_REQUIRE_BACKEND();
+  Ends ends(GetParam(), {.rx_headroom = 128});  // UMEM_HEADROOM_TEST_SIZE
+  EXPECT_EQ(send_receive(ends.a(), ends.b(), ends.setup),
+            "");  // the receiver checks offset 256 + 128
 }
 
 TEST_P(Conformance, BIDIRECTIONAL) {
-  AFXDP_REQUIRE_SYSTEM();
-  const auto veth = make_veth(GetParam());
+  AFXDP_REQUIRE_BACKEND();
   const LinkSetup setup{.bidirectional = true};
-  Link link(veth, GetParam(), setup);
+  Ends ends(GetParam(), setup);
   const auto stream = uniform_stream(default_packets, min_packet);
   {
-    Sender sender = sender_on(link.a, link.b, stream, setup);
-    Receiver receiver = receiver_on(link.b, setup);
+    Sender sender = sender_on(ends.a(), ends.b(), stream, setup);
+    Receiver receiver = receiver_on(ends.b(), setup);
     receiver.lend();
     expect_valid(receiver, sender, stream);
     EXPECT_EQ(run_traffic(sender, {&receiver}), "") << "a to b";
   }
-  Sender sender = sender_on(link.b, link.a, stream, setup);
-  Receiver receiver = receiver_on(link.a, setup);
+  Sender sender = sender_on(ends.b(), ends.a(), stream, setup);
+  Receiver receiver = receiver_on(ends.a(), setup);
   receiver.lend();
   expect_valid(receiver, sender, stream);
   EXPECT_EQ(run_traffic(sender, {&receiver}), "") << "b to a";
 }
 
+// The default stream at MAX_ETH_JUMBO_SIZE with both sockets bound with XDP_USE_SG (and on veth
+// MTU 9000 and the programs' xdp.frags variant): each packet sent as a chain of 4096 + 4096 + 808
+// bytes and received as fragments (3840 + 3840 + 1320), each fragment inside its frame at the
+// rx offset, each packet whole, intact and in order.
+TEST_P(Conformance, SEND_RECEIVE_9K_PACKETS) {
+  AFXDP_REQUIRE_BACKEND();
+  Ends ends(GetParam(), {.multi_buffer = true});
+  const auto stream = uniform_stream(default_packets, max_jumbo);
+  Sender sender = sender_on(ends.a(), ends.b(), stream, ends.setup);
+  Receiver receiver = receiver_on(ends.b(), ends.setup);
+  receiver.lend();
+  expect_valid(receiver, sender, stream);
+  EXPECT_EQ(run_traffic(sender, {&receiver}), "");
+  EXPECT_EQ(sender.fragments(0), 3U);
+  EXPECT_EQ(receiver.descriptors(), 3 * default_packets);  // 3840 + 3840 + 1320 each
+  const XdpStatistics rx = ends.b().statistics();
+  EXPECT_EQ(rx, (XdpStatistics{.tx_ring_empty_descs = rx.tx_ring_empty_descs}));
+  EXPECT_EQ(ends.a().statistics().tx_invalid_descs, 0U);
+}
+
 // One sendto in copy mode consumes exactly the kernel's tx budget (32) of descriptors, no more,
 // and publishes the consumer index for them.
 TEST_P(Conformance, TX_QUEUE_CONSUMER) {
-  AFXDP_REQUIRE_SYSTEM();
-  const auto veth = make_veth(GetParam());
-  Link link(veth, GetParam());
+  AFXDP_REQUIRE_BACKEND();
+  Ends ends(GetParam());
   const auto stream = uniform_stream(tx_budget + 1, min_packet);
-  Sender sender = sender_on(link.a, link.b, stream, link.setup);
-  Receiver receiver = receiver_on(link.b, link.setup);
+  Sender sender = sender_on(ends.a(), ends.b(), stream, ends.setup);
+  Receiver receiver = receiver_on(ends.b(), ends.setup);
   receiver.lend();
   expect_valid(receiver, sender, stream);
   ASSERT_EQ(sender.send(tx_budget + 1), tx_budget + 1);
-  ASSERT_EQ(link.a.tx().outstanding(), tx_budget + 1);
-  ASSERT_TRUE(link.a.wake_tx().transient());
-  EXPECT_EQ(link.a.tx().outstanding(), 1U) << "one sendto consumed other than 32 descriptors";
+  ASSERT_EQ(ends.a().tx().outstanding(), tx_budget + 1);
+  ASSERT_TRUE(ends.a().wake_tx().transient());
+  EXPECT_EQ(ends.a().tx().outstanding(), 1U) << "one sendto consumed other than 32 descriptors";
   EXPECT_EQ(run_traffic(sender, {&receiver}), "");
 }
 
 // The software side of HW_SW_MIN_RING_SIZE / HW_SW_MAX_RING_SIZE: batches of 1 and of ring size
 // - 1, and rings of 8192 with batches of 2048 (veth has no hardware rings to resize).
 TEST_P(Conformance, HW_SW_MIN_RING_SIZE) {
-  AFXDP_REQUIRE_SYSTEM();
-  const auto veth = make_veth(GetParam());
-  Link link(veth, GetParam());
+  AFXDP_REQUIRE_BACKEND();
+  Ends ends(GetParam());
   bool lent = false;
   for (const std::uint32_t batch_size : {1U, batch - 1}) {
     const auto stream = uniform_stream(default_packets / 4, min_packet);
-    Sender sender = sender_on(link.a, link.b, stream, link.setup);
-    Receiver receiver = receiver_on(link.b, link.setup);
+    Sender sender = sender_on(ends.a(), ends.b(), stream, ends.setup);
+    Receiver receiver = receiver_on(ends.b(), ends.setup);
     if (lent) {
       receiver.already_lent();
     } else {
@@ -105,8 +114,7 @@ TEST_P(Conformance, HW_SW_MIN_RING_SIZE) {
 }
 
 TEST_P(Conformance, HW_SW_MAX_RING_SIZE) {
-  AFXDP_REQUIRE_SYSTEM();
-  const auto veth = make_veth(GetParam());
+  AFXDP_REQUIRE_BACKEND();
   const std::uint32_t max_descs = 8192;  // XSK_RING_PROD__DEFAULT_NUM_DESCS * 4
   const LinkSetup setup{.rx_frames = max_descs,
                         .tx_frames = max_descs,
@@ -114,99 +122,13 @@ TEST_P(Conformance, HW_SW_MAX_RING_SIZE) {
                         .tx_size = max_descs,
                         .fill_size = max_descs,
                         .completion_size = max_descs};
-  Link link(veth, GetParam(), setup);
+  Ends ends(GetParam(), setup);
   const auto stream = uniform_stream(max_descs, min_packet);
-  Sender sender = sender_on(link.a, link.b, stream, setup);
-  Receiver receiver = receiver_on(link.b, setup);
+  Sender sender = sender_on(ends.a(), ends.b(), stream, setup);
+  Receiver receiver = receiver_on(ends.b(), setup);
   receiver.lend();
   expect_valid(receiver, sender, stream);
   EXPECT_EQ(run_traffic(sender, {&receiver}, {.tx_batch = 2048, .rx_batch = 2048}), "");
-}
-
-// XDP_PROG_CLEANUP: traffic to a first socket, then the XSKMAP entry moved to a second socket on
-// the same UMEM and queue (sharing its fill ring): traffic reaches the second, the program stays.
-TEST_P(Conformance, XDP_PROG_CLEANUP) {
-  AFXDP_REQUIRE_SYSTEM();
-  const auto veth = make_veth(GetParam());
-  Link link(veth, GetParam());
-  Socket second(link.b_umem, {.interface = veth.b(),
-                              .mode = GetParam().bind,
-                              .tx_size = 0,
-                              .busy_poll = GetParam().busy_poll,
-                              .busy_poll_budget = batch});
-  const std::uint32_t program = link.b_program->program_id();
-  const auto stream = uniform_stream(default_packets, min_packet);
-  Receiver first_receiver = receiver_on(link.b, link.setup);
-  first_receiver.lend();
-  {
-    Sender sender = sender_on(link.a, link.b, stream, link.setup);
-    expect_valid(first_receiver, sender, stream);
-    ASSERT_EQ(run_traffic(sender, {&first_receiver}), "") << "first socket";
-  }
-  link.b_program->insert(0, second.fd());
-  Sender sender = sender_on(link.a, link.b, stream, link.setup);
-  Receiver second_receiver(second, 0, link.setup.rx_frames);
-  second_receiver.already_lent();  // the first receiver's frames, on the fill ring they share
-  expect_valid(second_receiver, sender, stream);
-  EXPECT_EQ(run_traffic(sender, {&second_receiver}), "") << "second socket";
-  EXPECT_EQ(first_receiver.receive(batch), 0U) << "the first socket still receives";
-  EXPECT_EQ(attached_xdp_program(link.b_program->ifindex()), program);
-}
-
-// TEARDOWN: ten rounds of set-up, traffic and tear-down on one veth pair; after each, no XDP
-// program on either end, and the program and its XSKMAP are gone from the kernel.
-TEST_P(Conformance, TEARDOWN) {
-  AFXDP_REQUIRE_SYSTEM();
-  const auto veth = make_veth(GetParam());
-  for (int round = 0; round < 10; ++round) {
-    std::uint32_t program = 0;
-    std::uint32_t map = 0;
-    unsigned a = 0, b = 0;
-    {
-      std::optional<Link> made;
-      // The kernel frees a closed socket's queue binding after a grace period; its own test
-      // retries the bind (SOCK_RECONF_CTR times, USLEEP_MAX apart) the same way.
-      for (int attempt = 0; !made; ++attempt) {
-        try {
-          made.emplace(veth, GetParam());
-        } catch (const std::system_error& e) {
-          if (e.code().value() != EBUSY || attempt == 10) throw;
-          ::usleep(10000);
-        }
-      }
-      Link& link = *made;
-      program = link.b_program->program_id();
-      a = link.a_program->ifindex();
-      b = link.b_program->ifindex();
-      const int fd = bpf_prog_get_fd_by_id(program);
-      ASSERT_GE(fd, 0);
-      bpf_prog_info info{};
-      std::uint32_t maps[1] = {};
-      info.nr_map_ids = 1;
-      info.map_ids = reinterpret_cast<std::uint64_t>(maps);
-      std::uint32_t length = sizeof info;
-      ASSERT_EQ(bpf_obj_get_info_by_fd(fd, &info, &length), 0);
-      ::close(fd);
-      map = maps[0];
-      ASSERT_NE(map, 0U);
-      ASSERT_EQ(send_receive(link), "") << "round " << round;
-    }
-    EXPECT_EQ(attached_xdp_program(a), 0U) << "round " << round;
-    EXPECT_EQ(attached_xdp_program(b), 0U) << "round " << round;
-    // Freeing the program and the map may finish in a workqueue after the last close.
-    const auto gone = [](int fd) {
-      if (fd >= 0) ::close(fd);
-      return fd < 0 && errno == ENOENT;
-    };
-    bool program_gone = false, map_gone = false;
-    for (int i = 0; i < 1000 && !(program_gone && map_gone); ++i) {
-      program_gone = gone(bpf_prog_get_fd_by_id(program));
-      map_gone = gone(bpf_map_get_fd_by_id(map));
-      if (!(program_gone && map_gone)) ::usleep(1000);
-    }
-    EXPECT_TRUE(program_gone) << "program " << program << " still exists, round " << round;
-    EXPECT_TRUE(map_gone) << "XSKMAP " << map << " still exists, round " << round;
-  }
 }
 
 }  // namespace

@@ -37,6 +37,17 @@ TEST_P(Conformance, SEND_RECEIVE_UNALIGNED) {
   EXPECT_EQ(link.a.statistics().tx_invalid_descs, 0U);
 }
 
+// SEND_RECEIVE_9K_PACKETS with unaligned chunks on both UMEMs: chains of whole chunks out,
+// fragments in, each packet whole and in order.
+TEST_P(Conformance, SEND_RECEIVE_UNALIGNED_9K_PACKETS) {
+  AFXDP_REQUIRE_SYSTEM();
+  RESERVE_HUGEPAGES();
+  Ends ends(GetParam(), {.unaligned = true, .multi_buffer = true});
+  EXPECT_EQ(send_receive(ends.a(), ends.b(), ends.setup, default_packets, max_jumbo), "");
+  EXPECT_EQ(ends.a().statistics().tx_invalid_descs, 0U);
+  EXPECT_EQ(ends.b().statistics().rx_dropped, 0U);
+}
+
 TEST_P(Conformance, UNALIGNED_INV_DESC) {
   AFXDP_REQUIRE_SYSTEM();
   RESERVE_HUGEPAGES();
@@ -49,6 +60,12 @@ TEST_P(Conformance, UNALIGNED_INV_DESC_4001_FRAME_SIZE) {
   AFXDP_REQUIRE_SYSTEM();
   RESERVE_HUGEPAGES();
   run_invalid_desc(GetParam(), 4001, true);
+}
+
+TEST_P(Conformance, UNALIGNED_INV_DESC_MULTI_BUFF) {
+  AFXDP_REQUIRE_SYSTEM();
+  RESERVE_HUGEPAGES();
+  run_invalid_desc_mb(GetParam(), true);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "system_test.hpp"
 
 #include "common/child.hpp"
+#include "common/json.hpp"
 #include "demo/demo.hpp"
 #include "demo/dpdk_reference.hpp"
 

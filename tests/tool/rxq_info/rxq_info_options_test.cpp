@@ -1,6 +1,7 @@
 // rxq-info's option and action-name parsing, without a kernel.
 #include <rxq_info/rxq_info.hpp>
 
+#include "expect_throw.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -102,14 +103,8 @@ TEST(RxqInfoOptions, TimeOptionsAreFiniteAndBounded) {
   for (const char* option : {"-s", "-d"}) {
     for (const char* value : {"inf", "infinity", "nan", "1e10", "1e300", "31536001"}) {
       Parsed p;
-      try {
-        p.parse({"rxq-info", "-i", "v", option, value});
-        ADD_FAILURE() << "accepted: " << option << " " << value;
-      } catch (const CLI::ParseError& e) {
-        const std::string what = e.what();
-        EXPECT_NE(what.find(value), std::string::npos) << what;
-        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-      }
+      EXPECT_THROW_WITH(p.parse({"rxq-info", "-i", "v", option, value}), CLI::ParseError, value)
+          << option;
     }
   }
   for (const char* value : {"1e-10", "0.009", "86401"}) {

@@ -144,19 +144,4 @@ std::string demo_table(const std::vector<DemoCell>& cells) {
   return table.str();
 }
 
-bool json_number(const std::string& line, const std::string& key, double& value) {
-  const std::string quoted = "\"" + key + "\"";
-  auto at = line.find(quoted);
-  if (at == std::string::npos) return false;
-  at = line.find(':', at + quoted.size());
-  if (at == std::string::npos) return false;
-  try {
-    std::size_t used = 0;
-    value = std::stod(line.substr(at + 1), &used);
-    return used > 0;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 }  // namespace afxdp::tool

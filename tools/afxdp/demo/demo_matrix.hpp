@@ -1,6 +1,6 @@
 // What `afxdp demo` measures and how it shows it, with no side effects (unit-tested): the matrix
-// of cells its options ask for, the table of their results, and the one JSON field reader it
-// needs for the tools' own --json lines. Running the cells is demo.cpp's job.
+// of cells its options ask for and the table of their results (the tools' --json lines are read
+// with common/json.hpp's json_number). Running the cells is demo.cpp's job.
 #pragma once
 
 #include <cstdint>
@@ -88,7 +88,5 @@ std::string column_name(const DemoCell& cell);
 std::string row_name(const DemoCell& cell);
 // The table: rows are benchmarks (with/without poll), columns are modes x cores, Mpps.
 std::string demo_table(const std::vector<DemoCell>& cells);
-// A number from a flat JSON object line: "key": 1234.5 (our own --json output only).
-bool json_number(const std::string& line, const std::string& key, double& value);
 
 }  // namespace afxdp::tool
