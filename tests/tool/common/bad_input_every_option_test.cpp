@@ -326,6 +326,7 @@ std::vector<Row> demo_rows() {
       {"--latency", {s, "--latency=maybe"}, {"--latency", "maybe"}},
       {"--latency", {s, "--latency", "--no-latency"}, {"--latency", "--no-latency"}},
       {"--no-latency", {s, "--no-latency=maybe"}, {"--no-latency", "maybe"}},
+      {"--svg", {s, "--svg", "/nonexistent/chart.svg"}, {"--svg", "cannot write", "/nonexistent/"}},
       {"", {s, "--bogus"}, {"--bogus"}},
   };
 }

@@ -6,6 +6,7 @@
 #include "common/require.hpp"
 #include "common/sibling.hpp"
 #include "demo/demo_latency_run.hpp"
+#include "demo/demo_svg.hpp"
 #include "demo/dpdk_reference.hpp"
 #include "demo/launcher.hpp"
 #include "demo/xdpsock_reference.hpp"
@@ -21,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -340,6 +342,12 @@ std::string tool_to_measure() {
   return *tool;
 }
 
+void write_svg(const std::string& path, const std::vector<DemoCell>& cells) {
+  std::ofstream out(path);
+  out << demo_svg(cells, machine_note());
+  if (!out.flush()) throw std::runtime_error("demo: cannot write the chart to " + path);
+}
+
 void print_cell(const DemoCell& cell, const DemoOptions& options) {
   if (options.json) {
     std::printf(
@@ -423,11 +431,25 @@ int run_demo(const DemoOptions& options) {
     print_cell(cell, options);
   }
   if (!options.json) std::printf("%s", demo_table(cells).c_str());
+  if (!options.svg.empty()) write_svg(options.svg, cells);
   bool all =
       std::all_of(cells.begin(), cells.end(), [](const DemoCell& cell) { return cell.measured; });
   if (options.wants_latency() && !stop.requested()) all = latency_table(options, run, stop) && all;
   if (stop.requested()) return 130;
   return all ? 0 : 1;
+}
+
+// --svg FILE, checked while parsing: the chart is written after the whole matrix ran.
+void add_svg_option(CLI::App& sub, std::string& path) {
+  sub.add_option("--svg", path, "Also draw the matrix as an SVG bar chart into this file")
+      ->check(CLI::Validator(
+          [](const std::string& file) {
+            const auto slash = file.rfind('/');
+            const std::string dir = slash == std::string::npos ? "." : file.substr(0, slash + 1);
+            return ::access(dir.c_str(), W_OK) == 0 ? std::string()
+                                                    : "cannot write a file in " + dir;
+          },
+          "FILE"));
 }
 
 }  // namespace
@@ -466,6 +488,7 @@ Subcommand add_demo_subcommand(CLI::App& app) {
             return ::access(path.c_str(), X_OK) == 0 ? std::string() : path + " is not executable";
           },
           "EXECUTABLE"));
+  add_svg_option(*sub, options->svg);
   CLI::Option* latency = sub->add_flag(
       "--latency", options->latency,
       "Measure the latency table after the matrix also with --json (default: only with the table)");

@@ -44,6 +44,7 @@ struct DemoOptions {
   // --json (whose lines scripts read as cells); --latency asks for it, --no-latency skips it.
   bool latency = false;
   bool no_latency = false;
+  std::string svg{};  // also draw the matrix into this SVG file (demo_svg.hpp); "" none
   [[nodiscard]] bool wants_latency() const { return !no_latency && (latency || !json); }
 };
 

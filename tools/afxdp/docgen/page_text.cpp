@@ -86,7 +86,8 @@ Texts measure_texts() {
         "dies with the process. It is its own executable, afxdp-demo, which afxdp demo runs.",
         {{"afxdp demo --quick", "One second per cell, two cores only: about 20 seconds."},
          {"afxdp demo --benchmark rxdrop --mode native --json",
-          "Only rxdrop in native mode, one JSON object per cell."}}}},
+          "Only rxdrop in native mode, one JSON object per cell."},
+         {"afxdp demo --svg matrix.svg", "The table, and the same as a bar chart."}}}},
   };
 }
 
