@@ -5,6 +5,7 @@
 
 #include <afxdp/statistics.hpp>
 
+#include <array>
 #include <cstdint>
 
 namespace afxdp {
@@ -30,22 +31,36 @@ struct QueueStats {
   std::uint64_t packets = 0;
   std::uint64_t invalid_chains = 0;
 
-  friend QueueStats operator-(const QueueStats& a, const QueueStats& b) noexcept {
-    return {a.received - b.received,
-            a.sent - b.sent,
-            a.dropped - b.dropped,
-            a.forwarded - b.forwarded,
-            a.tx_full - b.tx_full,
-            a.wakeups - b.wakeups,
-            a.polls - b.polls,
-            a.empty_turns - b.empty_turns,
-            a.refused - b.refused,
-            a.abandoned - b.abandoned,
-            a.kernel - b.kernel,
-            a.packets - b.packets,
-            a.invalid_chains - b.invalid_chains};
+  // Every counter but `kernel`, which has its own list.
+  static constexpr std::array<Counter<QueueStats>, 12> counters{{
+      {"received", &QueueStats::received},
+      {"sent", &QueueStats::sent},
+      {"dropped", &QueueStats::dropped},
+      {"forwarded", &QueueStats::forwarded},
+      {"tx_full", &QueueStats::tx_full},
+      {"wakeups", &QueueStats::wakeups},
+      {"polls", &QueueStats::polls},
+      {"empty_turns", &QueueStats::empty_turns},
+      {"refused", &QueueStats::refused},
+      {"abandoned", &QueueStats::abandoned},
+      {"packets", &QueueStats::packets},
+      {"invalid_chains", &QueueStats::invalid_chains},
+  }};
+
+  friend constexpr QueueStats operator-(const QueueStats& a, const QueueStats& b) noexcept {
+    QueueStats d = stats_detail::each_counter(a, b, stats_detail::minus);
+    d.kernel = a.kernel - b.kernel;
+    return d;
   }
+  friend constexpr QueueStats operator+(const QueueStats& a, const QueueStats& b) noexcept {
+    QueueStats sum = stats_detail::each_counter(a, b, stats_detail::plus);
+    sum.kernel = a.kernel + b.kernel;
+    return sum;
+  }
+  friend bool operator==(const QueueStats&, const QueueStats&) = default;
 };
+static_assert(sizeof(QueueStats) ==
+              QueueStats::counters.size() * sizeof(std::uint64_t) + sizeof(XdpStatistics));
 
 // Where a queue's frames are (the four places are described at the top of queue.hpp).
 struct FrameAccount {

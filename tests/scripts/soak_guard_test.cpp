@@ -2,7 +2,7 @@
 // set by hand (or inherited) in its parent's namespaces is refused before anything is touched.
 #include "system_test.hpp"
 
-#include <demo/child.hpp>
+#include <common/child.hpp>
 
 #include <net/if.h>
 

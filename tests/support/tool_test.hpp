@@ -4,7 +4,7 @@
 // the interfaces it runs on.
 #pragma once
 
-#include <demo/child.hpp>
+#include <common/child.hpp>
 #include <lab.hpp>
 
 #include <cstdint>

@@ -24,8 +24,8 @@ int main(int argc, char** argv) try {
   app.set_version_flag("--version", std::string("afxdp ") + afxdp::version_string + " (libbpf " +
                                         std::to_string(libbpf_major_version()) + "." +
                                         std::to_string(libbpf_minor_version()) + ")");
-  const std::vector<afxdp::tool::Command> commands = afxdp::tool::add_all_commands(app);
-  return afxdp::tool::parse_and_run(app, commands, std::move(args));
+  const std::vector<afxdp::tool::Subcommand> subcommands = afxdp::tool::add_all_subcommands(app);
+  return afxdp::tool::parse_and_run(app, subcommands, std::move(args));
 } catch (const std::exception& e) {
   // What parse_and_run does not catch: a failed execv of afxdp-demo, or no memory for the setup.
   std::fprintf(stderr, "afxdp: %s\n", e.what());

@@ -17,21 +17,21 @@
 
 namespace afxdp::tool {
 
-std::vector<Command> add_all_commands(CLI::App& app) {
-  std::vector<Command> commands;
-  commands.push_back(add_demo_launcher(app));
-  commands.push_back(add_gen_command(app));
-  commands.push_back(add_rxq_info_command(app));
-  commands.push_back(add_rxdrop(app));
-  commands.push_back(add_txpush(app));
-  commands.push_back(add_l2fwd(app));
-  commands.push_back(add_dump_command(app));
-  commands.push_back(add_latency_command(app));
-  commands.push_back(add_udp_echo_command(app));
-  return commands;
+std::vector<Subcommand> add_all_subcommands(CLI::App& app) {
+  std::vector<Subcommand> subcommands;
+  subcommands.push_back(add_demo_launcher(app));
+  subcommands.push_back(add_gen_subcommand(app));
+  subcommands.push_back(add_rxq_info_subcommand(app));
+  subcommands.push_back(add_rxdrop_subcommand(app));
+  subcommands.push_back(add_txpush_subcommand(app));
+  subcommands.push_back(add_l2fwd_subcommand(app));
+  subcommands.push_back(add_dump_subcommand(app));
+  subcommands.push_back(add_latency_subcommand(app));
+  subcommands.push_back(add_udp_echo_subcommand(app));
+  return subcommands;
 }
 
-int parse_and_run(CLI::App& app, const std::vector<Command>& commands,
+int parse_and_run(CLI::App& app, const std::vector<Subcommand>& subcommands,
                   std::vector<std::string> args) {
   const std::string first = args.empty() ? "" : args.front();
   std::reverse(args.begin(), args.end());  // CLI11 takes the last argument first
@@ -47,16 +47,16 @@ int parse_and_run(CLI::App& app, const std::vector<Command>& commands,
     // CLI11 calls a first word that names no subcommand a missing subcommand: name the word.
     if (!first.empty() && first[0] != '-' && app.get_subcommands().empty()) {
       message = "unknown subcommand '" + first + "' (";
-      for (const auto& command : commands) {
-        message += command.app->get_name() + (&command == &commands.back() ? ")" : ", ");
+      for (const auto& subcommand : subcommands) {
+        message += subcommand.app->get_name() + (&subcommand == &subcommands.back() ? ")" : ", ");
       }
     }
     std::fprintf(stderr, "afxdp: %s\n", message.c_str());
     return 2;
   }
   try {
-    for (const auto& command : commands) {
-      if (command.app->parsed()) return command.run();
+    for (const auto& subcommand : subcommands) {
+      if (subcommand.app->parsed()) return subcommand.run();
     }
     return 2;
   } catch (const ConfigError& e) {

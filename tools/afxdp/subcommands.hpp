@@ -1,6 +1,6 @@
 // The `afxdp` tool's subcommands. Each family adds its sub-app and options to the parent
 // (binding them to an options struct it owns) and returns what to run once parsing succeeded;
-// add_all_commands registers them in help order. Parsing stays pure (no syscalls) so that unit
+// add_all_subcommands registers them in help order. Parsing stays pure (no syscalls) so that unit
 // tests can parse argument lists.
 #pragma once
 
@@ -14,16 +14,16 @@
 
 namespace afxdp::tool {
 
-struct Command {
+struct Subcommand {
   CLI::App* app = nullptr;
   std::function<int()> run;  // returns the exit code; throws on failure (main prints one line)
 };
 
 // A subcommand of the usual shape: `add_options` adds it to `parent` bound to an options struct
-// that the returned Command owns, and `run` runs it with them once parsing succeeded.
+// that the returned Subcommand owns, and `run` runs it with them once parsing succeeded.
 template <class Options>
-Command command_of(CLI::App& parent, CLI::App* (*add_options)(CLI::App&, Options&),
-                   int (*run)(const Options&)) {
+Subcommand subcommand_of(CLI::App& parent, CLI::App* (*add_options)(CLI::App&, Options&),
+                         int (*run)(const Options&)) {
   auto options = std::make_shared<Options>();
   CLI::App* app = add_options(parent, *options);
   return {app, [options, run] { return run(*options); }};
@@ -42,12 +42,12 @@ void finish_after_parsing(CLI::App& app, Finish finish) {
   });
 }
 
-std::vector<Command> add_all_commands(CLI::App& app);
+std::vector<Subcommand> add_all_subcommands(CLI::App& app);
 
-// Parses `args` (without the program's name) and runs the chosen command; returns the exit code.
+// Parses `args` (without the program's name) and runs the chosen subcommand; returns the exit code.
 // Every failure is one line on stderr: 2 for a command line refused (an afxdp::ConfigError
 // included, in the tool's flags), 1 for a failure running.
-int parse_and_run(CLI::App& app, const std::vector<Command>& commands,
+int parse_and_run(CLI::App& app, const std::vector<Subcommand>& subcommands,
                   std::vector<std::string> args);
 
 }  // namespace afxdp::tool

@@ -332,7 +332,7 @@ std::vector<Row> demo_rows() {
 }
 
 // The edges of every numeric option: 0, 1, the largest value it takes and the next one, where
-// they are refused (those accepted are in the unit tests: BenchOptions.
+// they are refused (those accepted are in the unit tests: XskOptions.
 // BoundaryIntegersAreAcceptedUpToTheirLargest, RxqInfoOptions.TimeOptionsAreFiniteAndBounded,
 // DemoOptions.BoundaryIntegers), and non-finite and huge values for every time option. "-d 1"
 // ends a run that wrongly starts; one that wrongly runs on ("-d 1e10") is killed at 30 s and fails.

@@ -23,7 +23,7 @@ TEST(DemoSvg, NamesEveryMeasuredCell) {
   EXPECT_EQ(svg.rfind("<svg ", 0), 0U);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   for (const DemoCell& cell : cells) {
-    if (cell.tool != "afxdp") continue;
+    if (cell.tool != afxdp::tool::DemoTool::afxdp) continue;
     EXPECT_NE(svg.find(">" + afxdp::tool::chart_cell_name(cell) + "</text>"), std::string::npos)
         << afxdp::tool::chart_cell_name(cell);
   }
@@ -43,9 +43,9 @@ TEST(DemoSvg, TheLegendNamesOnlyTheToolsThatRan) {
 
 TEST(DemoSvg, CellNamesMatchTheScriptsCharts) {
   DemoCell cell;
-  cell.benchmark = "rxdrop";
+  cell.benchmark = afxdp::tool::DemoBenchmark::rxdrop;
   cell.poll = true;
-  cell.mode = "native";
+  cell.mode = afxdp::tool::DemoMode::native;
   cell.cores = 1;
   cell.queues = 2;
   EXPECT_EQ(afxdp::tool::chart_cell_name(cell), "rxdrop poll() native 1c 2q");

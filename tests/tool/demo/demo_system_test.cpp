@@ -1,8 +1,8 @@
 // `afxdp demo --json` end to end, as a user runs it (the README's main job).
 #include "system_test.hpp"
 
+#include "common/child.hpp"
 #include "common/json.hpp"
-#include "demo/child.hpp"
 #include "demo/demo.hpp"
 #include "demo/dpdk_reference.hpp"
 
@@ -252,11 +252,9 @@ TEST(DemoSystem, TestpmdRunsBesideOurCellAndItsRateIsRead) {
   EXPECT_NE(ours.find("\"tool\":\"afxdp\""), std::string::npos) << ours;
   EXPECT_NE(testpmd.find("\"tool\":\"dpdk\""), std::string::npos) << testpmd;
   EXPECT_NE(testpmd.find("\"measured\":true"), std::string::npos) << testpmd;
-  double mpps = 0, ratio = 0;
+  double mpps = 0;
   ASSERT_TRUE(afxdp::tool::json_number(testpmd, "mpps", mpps)) << testpmd;
   EXPECT_GT(mpps, 0.0) << testpmd;
-  ASSERT_TRUE(afxdp::tool::json_number(testpmd, "afxdp_over_this", ratio)) << testpmd;
-  EXPECT_GT(ratio, 0.0) << testpmd;
   // Nothing left behind: EAL's runtime directory, made even without shared files, is removed.
   EXPECT_NE(::access("/var/run/dpdk/afxdp-demo", F_OK), 0);
 }

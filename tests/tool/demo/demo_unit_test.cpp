@@ -9,8 +9,11 @@
 #include <sstream>
 #include <stdexcept>
 
+using afxdp::tool::DemoBenchmark;
 using afxdp::tool::DemoCell;
+using afxdp::tool::DemoMode;
 using afxdp::tool::DemoOptions;
+using afxdp::tool::DemoTool;
 
 TEST(DemoMatrix, QuickMeasuresTwoCoresOnlyFullMeasuresBoth) {
   const auto quick = afxdp::tool::demo_matrix({.quick = true});
@@ -25,10 +28,10 @@ TEST(DemoMatrix, QuickMeasuresTwoCoresOnlyFullMeasuresBoth) {
 TEST(DemoMatrix, TheCeilingRowComesFirstWithoutPoll) {
   const auto full = afxdp::tool::demo_matrix({});
   ASSERT_FALSE(full.empty());
-  EXPECT_EQ(full.front().benchmark, "xdp-drop");
+  EXPECT_EQ(full.front().benchmark, DemoBenchmark::xdp_drop);
   int ceiling = 0;
   for (const DemoCell& cell : full) {
-    if (cell.benchmark != "xdp-drop") continue;
+    if (cell.benchmark != DemoBenchmark::xdp_drop) continue;
     ++ceiling;
     EXPECT_FALSE(cell.poll);
     EXPECT_FALSE(cell.busy_poll);
@@ -45,8 +48,8 @@ TEST(DemoMatrix, FiltersSelectCellsAndTwoQueuesRunOnTwoCoresOnly) {
   const auto cells = afxdp::tool::demo_matrix(options);
   ASSERT_EQ(cells.size(), 3U);  // 1 queue on 1 and 2 cores, 2 queues on 2 cores
   for (const DemoCell& cell : cells) {
-    EXPECT_EQ(cell.benchmark, "rxdrop");
-    EXPECT_EQ(cell.mode, "skb");
+    EXPECT_EQ(cell.benchmark, DemoBenchmark::rxdrop);
+    EXPECT_EQ(cell.mode, DemoMode::skb);
     EXPECT_TRUE(cell.busy_poll);
     EXPECT_FALSE(cell.poll);
     if (cell.queues == 2) {
@@ -59,9 +62,9 @@ TEST(DemoMatrix, FiltersSelectCellsAndTwoQueuesRunOnTwoCoresOnly) {
 
 TEST(DemoTable, RowsAreBenchmarksColumnsAreModes) {
   std::vector<DemoCell> cells(3);
-  cells[0] = {"rxdrop", false, "native", 2, true, 8.25, ""};
-  cells[1] = {"rxdrop", false, "skb", 2, false, 0, "failed"};
-  cells[2] = {"l2fwd", true, "native", 2, true, 0.5, ""};
+  cells[0] = {DemoBenchmark::rxdrop, false, DemoMode::native, 2, true, 8.25, ""};
+  cells[1] = {DemoBenchmark::rxdrop, false, DemoMode::skb, 2, false, 0, "failed"};
+  cells[2] = {DemoBenchmark::l2fwd, true, DemoMode::native, 2, true, 0.5, ""};
   const std::string table = afxdp::tool::demo_table(cells);
   std::istringstream lines(table);
   std::string header, rxdrop, l2fwd;
@@ -124,7 +127,7 @@ namespace {
 // `afxdp demo args...` parsed (never run); the error CLI11 gives, or "accepted".
 std::string parse_demo(std::vector<std::string> args) {
   CLI::App app{"test"};
-  afxdp::tool::add_demo_command(app);
+  afxdp::tool::add_demo_subcommand(app);
   args.insert(args.begin(), "demo");
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   try {

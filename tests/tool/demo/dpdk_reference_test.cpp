@@ -1,8 +1,7 @@
 // testpmd beside ours (dpdk_reference.hpp): reading its statistics, its command line, which
-// cells it plays, finding it, and the "vs" ratios the demo shows (demo_versus.hpp).
+// cells it plays and finding it.
 #include "demo/dpdk_reference.hpp"
 #include "demo/demo.hpp"
-#include "demo/demo_versus.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +10,11 @@
 #include <string>
 #include <vector>
 
+using afxdp::tool::DemoBenchmark;
 using afxdp::tool::DemoCell;
+using afxdp::tool::DemoMode;
 using afxdp::tool::DemoOptions;
+using afxdp::tool::DemoTool;
 
 namespace {
 
@@ -156,8 +158,8 @@ TEST(TestpmdBlockCounts, NoBlockNoCount) {
 // testpmd's command line: EAL's arguments, then its own.
 TEST(TestpmdArgs, OneCellInTestpmdsArguments) {
   DemoCell cell;
-  cell.benchmark = "rxdrop";
-  cell.mode = "native";
+  cell.benchmark = DemoBenchmark::rxdrop;
+  cell.mode = DemoMode::native;
   const std::vector<std::string> rx =
       afxdp::tool::testpmd_args(cell, "demob", {2, 3}, "02:00:00:00:00:02");
   const auto has = [](const std::vector<std::string>& args, const std::string& arg) {
@@ -184,7 +186,7 @@ TEST(TestpmdArgs, OneCellInTestpmdsArguments) {
   EXPECT_LT(split - rx.begin(),
             std::find(rx.begin(), rx.end(), "--forward-mode=rxonly") - rx.begin());
 
-  cell.benchmark = "txpush";
+  cell.benchmark = DemoBenchmark::txpush;
   cell.busy_poll = true;
   const std::vector<std::string> tx =
       afxdp::tool::testpmd_args(cell, "demob", {0, 1}, "02:00:00:00:00:02");
@@ -192,7 +194,7 @@ TEST(TestpmdArgs, OneCellInTestpmdsArguments) {
   EXPECT_TRUE(has(tx, "--eth-peer=0,02:00:00:00:00:02"));
   EXPECT_TRUE(
       has(tx, "net_af_xdp0,iface=demob,start_queue=0,queue_count=1,force_copy=1,busy_budget=64"));
-  cell.benchmark = "l2fwd";
+  cell.benchmark = DemoBenchmark::l2fwd;
   EXPECT_TRUE(has(afxdp::tool::testpmd_args(cell, "demob", {0, 1}, "x"), "--forward-mode=macswap"));
 }
 
@@ -206,25 +208,26 @@ TEST(DemoMatrix, TestpmdFollowsTheCellsItCanPlay) {
   const auto cells = afxdp::tool::demo_matrix(options);
   int twins = 0;
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    if (cells[i].tool != "dpdk") continue;
+    if (cells[i].tool != DemoTool::dpdk) continue;
     ++twins;
     ASSERT_GE(i, 2U);
-    EXPECT_EQ(cells[i - 1].tool, "xdpsock");
-    EXPECT_EQ(cells[i - 2].tool, "afxdp");
+    EXPECT_EQ(cells[i - 1].tool, DemoTool::xdpsock);
+    EXPECT_EQ(cells[i - 2].tool, DemoTool::afxdp);
     for (const DemoCell* other : {&cells[i - 1], &cells[i - 2]}) {
       EXPECT_EQ(other->benchmark, cells[i].benchmark);
       EXPECT_EQ(other->poll, cells[i].poll);
       EXPECT_EQ(other->busy_poll, cells[i].busy_poll);
       EXPECT_EQ(other->cores, cells[i].cores);
     }
-    EXPECT_EQ(cells[i].mode, "native");
+    EXPECT_EQ(cells[i].mode, DemoMode::native);
     EXPECT_EQ(cells[i].queues, 1);
     EXPECT_FALSE(cells[i].poll);
   }
   // rxdrop, txpush, l2fwd x spin, busy-poll x 1 and 2 cores.
   EXPECT_EQ(twins, 12);
   options.reference_dpdk.clear();
-  for (const DemoCell& cell : afxdp::tool::demo_matrix(options)) EXPECT_NE(cell.tool, "dpdk");
+  for (const DemoCell& cell : afxdp::tool::demo_matrix(options))
+    EXPECT_NE(cell.tool, DemoTool::dpdk);
 }
 
 TEST(ResolveTestpmd, APathOrANameInPath) {
@@ -250,7 +253,7 @@ TEST(DemoOptions, ReferenceDpdkWithoutTestpmdIsOneLine) {
   const std::string saved = old != nullptr ? old : "";
   ::setenv("PATH", "/nonexistent", 1);
   CLI::App app{"test"};
-  afxdp::tool::add_demo_command(app);
+  afxdp::tool::add_demo_subcommand(app);
   std::string what = "accepted";
   try {
     app.parse(std::vector<std::string>{"--reference-dpdk", "demo"});  // CLI11 reads it last first
@@ -266,7 +269,7 @@ TEST(DemoOptions, ReferenceDpdkWithoutTestpmdIsOneLine) {
 TEST(DemoOptions, ReferenceDpdkTakesAPath) {
   const auto parse = [](const std::string& option) {
     CLI::App app{"test"};
-    afxdp::tool::add_demo_command(app);
+    afxdp::tool::add_demo_subcommand(app);
     try {
       app.parse(std::vector<std::string>{option, "demo"});  // CLI11 reads it last first
     } catch (const CLI::ParseError& e) {
@@ -277,31 +280,4 @@ TEST(DemoOptions, ReferenceDpdkTakesAPath) {
   EXPECT_EQ(parse("--reference-dpdk=/bin/sh"), "accepted");
   EXPECT_EQ(parse("--reference-dpdk=/nonexistent/dpdk-testpmd"),
             "--reference-dpdk: /nonexistent/dpdk-testpmd does not exist");
-}
-
-TEST(DemoVersus, OurCellOverEachReferenceTwin) {
-  std::vector<DemoCell> cells(4);
-  cells[0] = {"rxdrop", false, "native", 2, true, 4.0, ""};
-  cells[1] = cells[0];
-  cells[1].tool = "xdpsock";
-  cells[1].mpps = 2.0;
-  cells[2] = cells[0];
-  cells[2].tool = "dpdk";
-  cells[2].mpps = 3.2;
-  cells[3] = cells[0];
-  cells[3].cores = 1;
-  cells[3].tool = "dpdk";
-  cells[3].mpps = 1.0;  // no afxdp cell with one core: no ratio
-  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[1]), 2.0);
-  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[2]), 1.25);
-  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[3]), 0);
-  const std::string table = afxdp::tool::demo_table(afxdp::tool::with_versus_rows(cells));
-  EXPECT_NE(table.find("rxdrop vs xdpsock"), std::string::npos) << table;
-  EXPECT_NE(table.find("2.00x"), std::string::npos) << table;
-  EXPECT_NE(table.find("rxdrop vs DPDK"), std::string::npos) << table;
-  EXPECT_NE(table.find("1.25x"), std::string::npos) << table;
-  // The ratio's row follows its reference's row.
-  EXPECT_LT(table.find("rxdrop dpdk"), table.find("rxdrop vs DPDK")) << table;
-  cells[0].measured = false;
-  EXPECT_DOUBLE_EQ(afxdp::tool::afxdp_over(cells, cells[2]), 0);
 }

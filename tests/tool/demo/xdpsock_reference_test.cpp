@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+using afxdp::tool::DemoBenchmark;
 using afxdp::tool::DemoCell;
+using afxdp::tool::DemoMode;
 using afxdp::tool::DemoOptions;
+using afxdp::tool::DemoTool;
 using afxdp::tool::xdpsock_args;
 using afxdp::tool::xdpsock_rate;
 
@@ -51,16 +54,16 @@ TEST(XdpsockRate, NoCompleteBlockIsNoRate) {
 
 TEST(XdpsockArgs, OneCellInXdpsocksFlags) {
   DemoCell cell;
-  cell.benchmark = "rxdrop";
-  cell.mode = "native";
+  cell.benchmark = DemoBenchmark::rxdrop;
+  cell.mode = DemoMode::native;
   EXPECT_EQ(xdpsock_args(cell, "demob", 3),
             (std::vector<std::string>{"-r", "-i", "demob", "-q", "0", "-N", "-c", "-d", "3"}));
-  cell.benchmark = "l2fwd";
-  cell.mode = "skb";
+  cell.benchmark = DemoBenchmark::l2fwd;
+  cell.mode = DemoMode::skb;
   cell.poll = true;
   EXPECT_EQ(xdpsock_args(cell, "demob", 0.4),  // at least a second: xdpsock takes whole seconds
             (std::vector<std::string>{"-l", "-i", "demob", "-q", "0", "-S", "-p", "-d", "1"}));
-  cell.benchmark = "txpush";
+  cell.benchmark = DemoBenchmark::txpush;
   cell.poll = false;
   cell.busy_poll = true;
   EXPECT_EQ(xdpsock_args(cell, "demob", 2.6),
@@ -78,20 +81,20 @@ TEST(DemoMatrix, TheReferenceFollowsEachOneQueueBenchmarkCell) {
   const auto with = afxdp::tool::demo_matrix(options);
   std::size_t twins = 0;
   for (const DemoCell& cell : plain) {
-    if (cell.benchmark != "xdp-drop" && cell.queues == 1) ++twins;
+    if (cell.benchmark != DemoBenchmark::xdp_drop && cell.queues == 1) ++twins;
   }
   ASSERT_GT(twins, 0U);
   ASSERT_EQ(with.size(), plain.size() + twins);
   for (std::size_t i = 0; i < with.size(); ++i) {
-    if (with[i].tool != "xdpsock") continue;
+    if (with[i].tool != DemoTool::xdpsock) continue;
     ASSERT_GT(i, 0U);
     const DemoCell& ours = with[i - 1];
-    EXPECT_EQ(ours.tool, "afxdp");
+    EXPECT_EQ(ours.tool, DemoTool::afxdp);
     EXPECT_EQ(ours.benchmark, with[i].benchmark);
     EXPECT_EQ(ours.poll, with[i].poll);
     EXPECT_EQ(ours.mode, with[i].mode);
     EXPECT_EQ(ours.cores, with[i].cores);
     EXPECT_EQ(with[i].queues, 1);
-    EXPECT_NE(with[i].benchmark, "xdp-drop");
+    EXPECT_NE(with[i].benchmark, DemoBenchmark::xdp_drop);
   }
 }

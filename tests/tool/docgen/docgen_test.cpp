@@ -16,8 +16,8 @@ namespace docgen = afxdp::tool::docgen;
 struct Apps {
   CLI::App app{"afxdp", "afxdp"};
   CLI::App demo_parent{"afxdp", "afxdp"};
-  std::vector<afxdp::tool::Command> commands = afxdp::tool::add_all_commands(app);
-  afxdp::tool::Command demo = afxdp::tool::add_demo_command(demo_parent);
+  std::vector<afxdp::tool::Subcommand> subcommands = afxdp::tool::add_all_subcommands(app);
+  afxdp::tool::Subcommand demo = afxdp::tool::add_demo_subcommand(demo_parent);
   std::vector<const CLI::App*> documented = docgen::documented_commands(app, demo_parent);
 };
 
@@ -39,7 +39,7 @@ TEST(Docgen, EverySubcommandHasAPage) {
   Apps apps;
   std::vector<std::string> names;
   for (const auto* command : apps.documented) names.push_back(command->get_name());
-  for (const auto& command : apps.commands) {
+  for (const auto& command : apps.subcommands) {
     EXPECT_NE(std::find(names.begin(), names.end(), command.app->get_name()), names.end())
         << command.app->get_name();
   }

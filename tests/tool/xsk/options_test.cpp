@@ -1,31 +1,33 @@
 // Parsing of the benchmark options, table-driven: what good command lines turn into, and that
 // each bad one is refused with a message naming the option. No kernel: parsing is pure.
 #include <xsk/xsk_options.hpp>
+#include <xsk/xsk_run.hpp>
 
 #include "expect_throw.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
 namespace {
 
 using afxdp::tool::Benchmark;
-using afxdp::tool::BenchOptions;
+using afxdp::tool::XskOptions;
 
 // Parses `args` as `afxdp <benchmark> args...`; throws what CLI11 throws.
-BenchOptions parse(Benchmark benchmark, std::vector<std::string> args) {
+XskOptions parse(Benchmark benchmark, std::vector<std::string> args) {
   CLI::App app{"test", "afxdp"};
-  BenchOptions options;
-  afxdp::tool::add_bench_subcommand(app, options, benchmark, "test");
+  XskOptions options;
+  afxdp::tool::add_xsk_subcommand(app, options, benchmark, "test");
   args.insert(args.begin(), afxdp::tool::benchmark_name(benchmark));
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
   app.parse(args);
   return options;
 }
 
-TEST(BenchOptions, EachBenchmarkIsNamedByItsSubcommandsName) {
+TEST(XskOptions, EachBenchmarkIsNamedByItsSubcommandsName) {
   for (const Benchmark b : {Benchmark::rxdrop, Benchmark::txpush, Benchmark::l2fwd}) {
     EXPECT_EQ(afxdp::tool::benchmark_named(afxdp::tool::benchmark_name(b)), b);
   }
@@ -35,8 +37,8 @@ TEST(BenchOptions, EachBenchmarkIsNamedByItsSubcommandsName) {
   EXPECT_FALSE(afxdp::tool::benchmark_named("rxdrop ").has_value());
 }
 
-TEST(BenchOptions, DefaultsAreXdpsocks) {
-  const BenchOptions o = parse(Benchmark::txpush, {"-i", "veth0"});
+TEST(XskOptions, DefaultsAreXdpsocks) {
+  const XskOptions o = parse(Benchmark::txpush, {"-i", "veth0"});
   EXPECT_EQ(o.interface, "veth0");
   EXPECT_EQ(o.queues, std::vector<std::uint32_t>{0});
   EXPECT_EQ(o.batch, 64U);
@@ -51,55 +53,55 @@ TEST(BenchOptions, DefaultsAreXdpsocks) {
   EXPECT_EQ(o.dst_ip, 0xC0000202U);
 }
 
-TEST(BenchOptions, ShortOptionsAsXdpsockSpellsThem) {
-  const BenchOptions o = parse(Benchmark::txpush, {"-i",
-                                                   "eth1",
-                                                   "-q",
-                                                   "0-2,5",
-                                                   "-S",
-                                                   "-c",
-                                                   "-p",
-                                                   "-B",
-                                                   "-m",
-                                                   "-f",
-                                                   "2048",
-                                                   "-b",
-                                                   "32",
-                                                   "-s",
-                                                   "128",
-                                                   "-C",
-                                                   "1000",
-                                                   "-d",
-                                                   "2.5",
-                                                   "-n",
-                                                   "0.5",
-                                                   "-x",
-                                                   "-a",
-                                                   "-Q",
-                                                   "-M",
-                                                   "-G",
-                                                   "02:00:00:00:00:0a",
-                                                   "-H",
-                                                   "02:00:00:00:00:0B",
-                                                   "-V",
-                                                   "-J",
-                                                   "42",
-                                                   "-K",
-                                                   "5",
-                                                   "--src-ip",
-                                                   "10.1.2.3",
-                                                   "--dst-ip",
-                                                   "10.3.2.1",
-                                                   "--src-port",
-                                                   "1000",
-                                                   "--dst-port",
-                                                   "2000",
-                                                   "--rate",
-                                                   "1e6",
-                                                   "--cpu",
-                                                   "1,0",
-                                                   "--json",
-                                                   "--force"});
+TEST(XskOptions, ShortOptionsAsXdpsockSpellsThem) {
+  const XskOptions o = parse(Benchmark::txpush, {"-i",
+                                                 "eth1",
+                                                 "-q",
+                                                 "0-2,5",
+                                                 "-S",
+                                                 "-c",
+                                                 "-p",
+                                                 "-B",
+                                                 "-m",
+                                                 "-f",
+                                                 "2048",
+                                                 "-b",
+                                                 "32",
+                                                 "-s",
+                                                 "128",
+                                                 "-C",
+                                                 "1000",
+                                                 "-d",
+                                                 "2.5",
+                                                 "-n",
+                                                 "0.5",
+                                                 "-x",
+                                                 "-a",
+                                                 "-Q",
+                                                 "-M",
+                                                 "-G",
+                                                 "02:00:00:00:00:0a",
+                                                 "-H",
+                                                 "02:00:00:00:00:0B",
+                                                 "-V",
+                                                 "-J",
+                                                 "42",
+                                                 "-K",
+                                                 "5",
+                                                 "--src-ip",
+                                                 "10.1.2.3",
+                                                 "--dst-ip",
+                                                 "10.3.2.1",
+                                                 "--src-port",
+                                                 "1000",
+                                                 "--dst-port",
+                                                 "2000",
+                                                 "--rate",
+                                                 "1e6",
+                                                 "--cpu",
+                                                 "1,0",
+                                                 "--json",
+                                                 "--force"});
   EXPECT_EQ(o.queues, (std::vector<std::uint32_t>{0, 1, 2, 5}));
   EXPECT_TRUE(o.skb && o.copy && o.use_poll && o.busy_poll && o.no_need_wakeup);
   EXPECT_EQ(o.frame_size, 2048U);
@@ -121,8 +123,8 @@ TEST(BenchOptions, ShortOptionsAsXdpsockSpellsThem) {
   EXPECT_TRUE(o.json && o.force);
 }
 
-TEST(BenchOptions, SteerIsOneRuleEachAndOnlyWhereFramesAreReceived) {
-  const BenchOptions o =
+TEST(XskOptions, SteerIsOneRuleEachAndOnlyWhereFramesAreReceived) {
+  const XskOptions o =
       parse(Benchmark::l2fwd, {"-i", "x", "--steer", "udp dst port 53", "--steer", "arp"});
   ASSERT_EQ(o.steer.size(), 2U);
   EXPECT_EQ(o.steer[0].str(), "udp dst port 53");
@@ -131,7 +133,17 @@ TEST(BenchOptions, SteerIsOneRuleEachAndOnlyWhereFramesAreReceived) {
   EXPECT_THROW(parse(Benchmark::txpush, {"-i", "x", "--steer", "arp"}), CLI::ParseError);
 }
 
-TEST(BenchOptions, UnalignedAllowsOtherFrameSizes) {
+TEST(XskOptions, SpinBeforeSleepIsThePortsAndOnlyL2fwds) {
+  const XskOptions o = parse(Benchmark::l2fwd, {"-i", "x", "--spin-before-sleep", "2.5"});
+  EXPECT_EQ(afxdp::tool::port_config(o).spin_before_sleep, std::chrono::nanoseconds(2500));
+  EXPECT_EQ(afxdp::tool::port_config(parse(Benchmark::l2fwd, {"-i", "x"})).spin_before_sleep,
+            std::chrono::nanoseconds(0));
+  EXPECT_THROW(parse(Benchmark::rxdrop, {"-i", "x", "--spin-before-sleep", "1"}), CLI::ParseError);
+  EXPECT_THROW(parse(Benchmark::l2fwd, {"-i", "x", "--spin-before-sleep", "1000001"}),
+               CLI::ParseError);
+}
+
+TEST(XskOptions, UnalignedAllowsOtherFrameSizes) {
   EXPECT_EQ(parse(Benchmark::rxdrop, {"-i", "x", "-u", "-f", "3000"}).frame_size, 3000U);
 }
 
@@ -141,7 +153,7 @@ struct BadCase {
   const char* message;  // a part of the one-line error
 };
 
-TEST(BenchOptions, BadInputIsRefusedNamingTheRule) {
+TEST(XskOptions, BadInputIsRefusedNamingTheRule) {
   const std::vector<BadCase> cases = {
       {Benchmark::rxdrop, {}, "--interface is required"},
       {Benchmark::rxdrop, {"-i", "x", "--bogus"}, "--bogus"},
@@ -251,7 +263,7 @@ TEST(NumberList, EndsAtTheLargestValueAndRefusesItNamingTheBound) {
 
 // Each option at the edges of its range, through the command line: 0, 1, the largest value it
 // takes and the next one. In range is accepted here; out of range is one line (bad_input tests).
-TEST(BenchOptions, BoundaryIntegersAreAcceptedUpToTheirLargest) {
+TEST(XskOptions, BoundaryIntegersAreAcceptedUpToTheirLargest) {
   const auto accepts = [](Benchmark b, std::vector<std::string> args) {
     args.insert(args.begin(), {"-i", "x"});
     try {
@@ -310,7 +322,7 @@ TEST(BenchOptions, BoundaryIntegersAreAcceptedUpToTheirLargest) {
 
 // Time options take finite seconds within the range --help states: "inf" once ended a run at
 // once, 1e10 overflowed the conversion to nanoseconds, and -n 1e-10 printed in a tight loop.
-TEST(BenchOptions, TimeOptionsRefuseNonFiniteHugeAndTinyValues) {
+TEST(XskOptions, TimeOptionsRefuseNonFiniteHugeAndTinyValues) {
   for (const char* option : {"-d", "-n"}) {
     for (const char* value : {"inf", "infinity", "nan", "1e10", "1e300", "31536001"}) {
       EXPECT_THROW_WITH(parse(Benchmark::rxdrop, {"-i", "x", option, value}), CLI::ParseError,
@@ -327,7 +339,7 @@ TEST(BenchOptions, TimeOptionsRefuseNonFiniteHugeAndTinyValues) {
 }
 
 // -q 0-15 --frames N used to bound one UMEM only; the memory of all queues together is bounded.
-TEST(BenchOptions, UmemMemoryIsBoundedOverAllQueues) {
+TEST(XskOptions, UmemMemoryIsBoundedOverAllQueues) {
   EXPECT_NO_THROW(parse(Benchmark::rxdrop, {"-i", "x", "-q", "0-15", "--frames", "65536"}));
   for (const bool shared : {false, true}) {
     std::vector<std::string> args{"-i", "x", "-q", "0-15", "--frames", "131072"};

@@ -7,7 +7,7 @@ namespace afxdp::tool {
 namespace {
 
 // Every field a subcommand sets from an option. The subcommands agree on the letters.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 10> field_flags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 11> field_flags{{
     {"queues", "-q"},
     {"queue", "-q"},
     {"frames_per_queue", "--frames"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 10> field_fl
     {"unaligned_chunks", "-u"},
     {"multi_buffer", "-F"},
     {"steer", "--steer"},
+    {"spin_before_sleep", "--spin-before-sleep"},
 }};
 
 }  // namespace

@@ -1,13 +1,12 @@
 #include "demo/demo.hpp"
 
+#include "common/child.hpp"
 #include "common/json.hpp"
 #include "common/number_checks.hpp"
 #include "common/require.hpp"
 #include "common/sibling.hpp"
-#include "demo/child.hpp"
 #include "demo/demo_latency_run.hpp"
 #include "demo/demo_svg.hpp"
-#include "demo/demo_versus.hpp"
 #include "demo/dpdk_reference.hpp"
 #include "demo/launcher.hpp"
 #include "demo/xdpsock_reference.hpp"
@@ -112,19 +111,25 @@ std::string cpu_list(int queues, DemoCpus cpus) {
 std::vector<std::string> cell_args(const DemoCell& cell, const std::string& interface,
                                    const std::string& duration, DemoCpus cpus,
                                    const std::vector<std::string>& extra) {
-  if (cell.benchmark == demo_ceiling) {
+  if (cell.benchmark == DemoBenchmark::xdp_drop) {
     std::vector<std::string> args{"rxq-info", "-i", interface, "-a",
                                   "DROP",     "-d", duration,  "--json"};
-    if (cell.mode == "skb") args.push_back("-S");
+    if (cell.mode == DemoMode::skb) args.push_back("-S");
     return args;
   }
-  std::vector<std::string> args{cell.benchmark, "-i",
-                                interface,      cell.mode == "skb" ? "-S" : "-N",
-                                "-c",           "-d",
-                                duration,       "--json",
-                                "--cpu",        cpu_list(cell.queues, cpus),
-                                "-q",           cell.queues == 1 ? "0" : "0,1"};
-  if (cell.benchmark == "txpush") args.insert(args.end(), {"-G", nobody_mac});
+  std::vector<std::string> args{demo_name(cell.benchmark),
+                                "-i",
+                                interface,
+                                cell.mode == DemoMode::skb ? "-S" : "-N",
+                                "-c",
+                                "-d",
+                                duration,
+                                "--json",
+                                "--cpu",
+                                cpu_list(cell.queues, cpus),
+                                "-q",
+                                cell.queues == 1 ? "0" : "0,1"};
+  if (cell.benchmark == DemoBenchmark::txpush) args.insert(args.end(), {"-G", nobody_mac});
   if (cell.poll) args.push_back("-p");
   if (cell.busy_poll) args.push_back("-B");
   args.insert(args.end(), extra.begin(), extra.end());
@@ -136,30 +141,21 @@ std::vector<std::string> cell_args(const DemoCell& cell, const std::string& inte
 void check_extra(const DemoOptions& options) {
   if (options.extra.empty()) return;
   for (const DemoCell& cell : demo_matrix(options)) {
-    const std::optional<Benchmark> benchmark = benchmark_named(cell.benchmark);
+    const std::optional<Benchmark> benchmark = benchmark_named(demo_name(cell.benchmark));
     if (!benchmark) continue;  // --extra is for the benchmarks only, not the xdp-drop row
     CLI::App probe;
-    BenchOptions parsed;
-    add_bench_subcommand(probe, parsed, *benchmark, "");
+    XskOptions parsed;
+    add_xsk_subcommand(probe, parsed, *benchmark, "");
     // Parsing only: any two CPUs do.
     std::vector<std::string> args = cell_args(cell, "demob", "1", DemoCpus{}, options.extra);
     std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
     try {
       probe.parse(args);
     } catch (const CLI::ParseError& e) {
-      throw CLI::ValidationError("--extra", cell.benchmark + ": " + e.what());
+      throw CLI::ValidationError("--extra",
+                                 demo_name(cell.benchmark) + std::string(": ") + e.what());
     }
   }
-}
-
-// A reference cell's ratio for --json: ,"afxdp_over_this":1.270 (null when either is unmeasured).
-std::string versus_field(const std::vector<DemoCell>& cells, const DemoCell& cell) {
-  if (cell.tool == "afxdp") return {};
-  const double ratio = afxdp_over(cells, cell);
-  char text[64];
-  if (ratio <= 0) return ",\"afxdp_over_this\":null";
-  std::snprintf(text, sizeof text, ",\"afxdp_over_this\":%.3f", ratio);
-  return text;
 }
 
 // --reference-dpdk's program, found now: a missing one is one line before anything is set up.
@@ -209,13 +205,14 @@ void measure_reference(DemoCell& cell, const Child* app, int code, const lab::Ve
       }
     }
     cell.measured = false;
-    cell.error =
-        cell.tool + " left its XDP program attached (exit code " + std::to_string(code) + ")";
+    cell.error = std::string(demo_name(cell.tool)) + " left its XDP program attached (exit code " +
+                 std::to_string(code) + ")";
     return;
   }
   if (app == nullptr) return;
   double pps = 0;
-  if (code != 0 || !xdpsock_rate(app->out(), cell.benchmark == "rxdrop" ? "rx" : "tx", pps)) {
+  if (code != 0 ||
+      !xdpsock_rate(app->out(), cell.benchmark == DemoBenchmark::rxdrop ? "rx" : "tx", pps)) {
     cell.error = "xdpsock: " + (code != 0 ? app->last_error_line() : "no statistics in its output");
     return;
   }
@@ -228,7 +225,7 @@ void measure_reference(DemoCell& cell, const Child* app, int code, const lab::Ve
 // queues): one gen per queue, one per CPU.
 std::vector<std::unique_ptr<Child>> start_sources(const DemoCell& cell, const DemoRun& run) {
   std::vector<std::unique_ptr<Child>> sources;
-  if (cell.benchmark == "txpush") return sources;
+  if (cell.benchmark == DemoBenchmark::txpush) return sources;
   for (int q = 0; q < cell.queues; ++q) {
     const unsigned cpu = cell.queues == 1 ? run.cpus.source : run.cpus.sender_of_queue(q);
     std::vector<std::string> gen{"gen",
@@ -270,7 +267,7 @@ void measure_application(DemoCell& cell, const Child& app, int code) {
     return;
   }
   const std::string summary = summary_line(app.out());
-  if (cell.benchmark == demo_ceiling) {
+  if (cell.benchmark == DemoBenchmark::xdp_drop) {
     // rxq-info's summary: the total it processed over its duration.
     const auto total = summary.find("\"total\":");
     double processed = 0, elapsed = 0;
@@ -284,8 +281,8 @@ void measure_application(DemoCell& cell, const Child& app, int code) {
     return;
   }
   double pps = 0;
-  if (!json_number(summary, cell.benchmark == "rxdrop" ? "rx_pps" : "tx_pps", pps)) {
-    cell.error = "no summary in the output of " + cell.benchmark;
+  if (!json_number(summary, cell.benchmark == DemoBenchmark::rxdrop ? "rx_pps" : "tx_pps", pps)) {
+    cell.error = std::string("no summary in the output of ") + demo_name(cell.benchmark);
     return;
   }
   cell.mpps = pps / 1e6;
@@ -299,13 +296,13 @@ std::pair<std::unique_ptr<Child>, int> run_application(DemoCell& cell, const Dem
   const auto pin_napi = [&] {
     if (cell.cores == 1) lab::pin_napi_threads(run.veth.b(), run.cpus.app);
   };
-  if (cell.tool == "dpdk") {
+  if (cell.tool == DemoTool::dpdk) {
     run_testpmd(cell, run.options.reference_dpdk, run.veth.b(), run.seconds, run.cpus, nobody_mac,
                 pin_napi);
     return {nullptr, 0};
   }
   std::unique_ptr<Child> app =
-      cell.tool != "afxdp"
+      cell.tool != DemoTool::afxdp
           ? start_reference(cell, run)
           : std::make_unique<Child>(cell_args(cell, run.veth.b(), format_seconds(run.seconds),
                                               run.cpus, run.options.extra),
@@ -326,7 +323,7 @@ void measure(DemoCell& cell, const DemoRun& run) {
   if (!source_error.empty()) {
     cell.measured = false;
     cell.error = source_error;
-  } else if (cell.tool != "afxdp") {
+  } else if (cell.tool != DemoTool::afxdp) {
     measure_reference(cell, app.get(), code, run.veth);
   } else {
     measure_application(cell, *app, code);
@@ -345,18 +342,22 @@ std::string tool_to_measure() {
   return *tool;
 }
 
-void print_cell(const DemoCell& cell, const std::vector<DemoCell>& cells,
-                const DemoOptions& options) {
+void write_svg(const std::string& path, const std::vector<DemoCell>& cells) {
+  std::ofstream out(path);
+  out << demo_svg(cells, machine_note());
+  if (!out.flush()) throw std::runtime_error("demo: cannot write the chart to " + path);
+}
+
+void print_cell(const DemoCell& cell, const DemoOptions& options) {
   if (options.json) {
     std::printf(
         "{\"benchmark\":\"%s\",\"tool\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
         "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
-        "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s%s}\n",
-        cell.benchmark.c_str(), cell.tool.c_str(), cell.poll ? "true" : "false",
-        cell.busy_poll ? "true" : "false", cell.mode.c_str(), cell.cores, cell.queues, cell.mpps,
+        "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s}\n",
+        demo_name(cell.benchmark), demo_name(cell.tool), cell.poll ? "true" : "false",
+        cell.busy_poll ? "true" : "false", demo_name(cell.mode), cell.cores, cell.queues, cell.mpps,
         cell.offered_mpps, static_cast<unsigned long long>(options.gen_rate),
-        cell.measured ? "true" : "false", json_string(cell.error).c_str(),
-        versus_field(cells, cell).c_str());
+        cell.measured ? "true" : "false", json_string(cell.error).c_str());
     std::fflush(stdout);
   } else if (!cell.measured) {
     std::fprintf(stderr, "afxdp demo: %s (%s): %s\n", row_name(cell).c_str(),
@@ -395,12 +396,6 @@ bool latency_table(const DemoOptions& options, const DemoRun& run, const SignalS
   return std::all_of(rows.begin(), rows.end(), [](const LatencyRow& r) { return r.measured; });
 }
 
-void write_svg(const std::string& path, const std::vector<DemoCell>& cells) {
-  std::ofstream out(path);
-  out << demo_svg(cells, machine_note());
-  if (!out.flush()) throw std::runtime_error("demo: cannot write the chart to " + path);
-}
-
 int run_demo(const DemoOptions& options) {
   require_privilege("demo");
   const std::string tool = tool_to_measure();
@@ -433,9 +428,9 @@ int run_demo(const DemoOptions& options) {
       cell.measured = false;
       cell.error = "interrupted";
     }
-    print_cell(cell, cells, options);
+    print_cell(cell, options);
   }
-  if (!options.json) std::printf("%s", demo_table(with_versus_rows(cells)).c_str());
+  if (!options.json) std::printf("%s", demo_table(cells).c_str());
   if (!options.svg.empty()) write_svg(options.svg, cells);
   bool all =
       std::all_of(cells.begin(), cells.end(), [](const DemoCell& cell) { return cell.measured; });
@@ -459,7 +454,7 @@ void add_svg_option(CLI::App& sub, std::string& path) {
 
 }  // namespace
 
-Command add_demo_command(CLI::App& app) {
+Subcommand add_demo_subcommand(CLI::App& app) {
   auto options = std::make_shared<DemoOptions>();
   CLI::App* sub = app.add_subcommand("demo", demo_description);
   sub->add_flag("--quick", options->quick, "1 s per measurement, 2 cores only (about 20 s)");

@@ -10,6 +10,6 @@
 
 namespace afxdp::tool {
 
-Command add_demo_command(CLI::App& app);
+Subcommand add_demo_subcommand(CLI::App& app);
 
 }  // namespace afxdp::tool

@@ -1,6 +1,6 @@
 #include "demo/demo_latency_run.hpp"
 
-#include "demo/child.hpp"
+#include "common/child.hpp"
 
 #include <lab.hpp>
 

@@ -20,18 +20,31 @@ bool wanted(const std::vector<T>& chosen, const T& value) {
 
 }  // namespace
 
+const char* demo_name(DemoBenchmark benchmark) {
+  constexpr const char* names[] = {demo_ceiling, "rxdrop", "txpush", "l2fwd"};
+  return names[static_cast<int>(benchmark)];
+}
+
+const char* demo_name(DemoMode mode) { return mode == DemoMode::skb ? "skb" : "native"; }
+
+const char* demo_name(DemoTool tool) {
+  constexpr const char* names[] = {"afxdp", "xdpsock", "dpdk"};
+  return names[static_cast<int>(tool)];
+}
+
 std::string column_name(const DemoCell& cell) {
-  return cell.mode + ", " + std::to_string(cell.cores) + (cell.cores == 1 ? " core" : " cores");
+  return demo_name(cell.mode) + std::string(", ") + std::to_string(cell.cores) +
+         (cell.cores == 1 ? " core" : " cores");
 }
 
 std::string row_name(const DemoCell& cell) {
   // Appended piece by piece: g++ 12 at -O3 warns of an overlapping memcpy (a false -Wrestrict)
   // in `"literal" + std::string&&`, once this function is inlined in this file.
-  std::string name = cell.benchmark;
+  std::string name = demo_name(cell.benchmark);
   if (cell.poll) name += " poll()";
   if (cell.busy_poll) name += " busy-poll";
   if (cell.queues > 1) name.append(" ").append(std::to_string(cell.queues)).append("q");
-  if (cell.tool != "afxdp") name.append(" ").append(cell.tool);
+  if (cell.tool != DemoTool::afxdp) name.append(" ").append(demo_name(cell.tool));
   return name;
 }
 
@@ -53,12 +66,14 @@ std::vector<DemoCell> demo_matrix(const DemoOptions& options) {
   const std::vector<int> queue_counts =
       options.queues.empty() ? std::vector<int>{1} : options.queues;
   std::vector<DemoCell> cells;
-  for (const std::string benchmark : {demo_ceiling, "rxdrop", "txpush", "l2fwd"}) {
-    if (!wanted(options.benchmarks, benchmark)) continue;
+  for (const DemoBenchmark benchmark : {DemoBenchmark::xdp_drop, DemoBenchmark::rxdrop,
+                                        DemoBenchmark::txpush, DemoBenchmark::l2fwd}) {
+    if (!wanted(options.benchmarks, std::string(demo_name(benchmark)))) continue;
     for (const std::string& wait : waits) {
-      if (benchmark == demo_ceiling && wait != "spin") continue;  // the kernel alone: nothing waits
-      for (const std::string mode : {"native", "skb"}) {
-        if (!wanted(options.modes, mode)) continue;
+      if (benchmark == DemoBenchmark::xdp_drop && wait != "spin")
+        continue;  // the kernel alone: nothing waits
+      for (const DemoMode mode : {DemoMode::native, DemoMode::skb}) {
+        if (!wanted(options.modes, std::string(demo_name(mode)))) continue;
         for (const int queues : queue_counts) {
           for (const int cores : {1, 2}) {
             if (options.quick && cores == 1 && options.cores.empty()) continue;
@@ -73,12 +88,12 @@ std::vector<DemoCell> demo_matrix(const DemoOptions& options) {
             cell.queues = queues;
             cells.push_back(cell);
             // The reference right after ours: the two see the machine in the same minute.
-            if (!options.reference.empty() && benchmark != demo_ceiling && queues == 1) {
-              cell.tool = "xdpsock";
+            if (!options.reference.empty() && benchmark != DemoBenchmark::xdp_drop && queues == 1) {
+              cell.tool = DemoTool::xdpsock;
               cells.push_back(cell);
             }
             if (!options.reference_dpdk.empty() && has_dpdk_twin(cell)) {
-              cell.tool = "dpdk";
+              cell.tool = DemoTool::dpdk;
               cells.push_back(cell);
             }
           }
@@ -119,8 +134,6 @@ std::string demo_table(const std::vector<DemoCell>& cells) {
         std::snprintf(buffer, sizeof buffer, " %16s", "");
       } else if (!found->second->measured) {
         std::snprintf(buffer, sizeof buffer, " %16s", "-");
-      } else if (found->second->tool.rfind("vs ", 0) == 0) {  // demo_versus.hpp: a ratio
-        std::snprintf(buffer, sizeof buffer, " %15.2fx", found->second->mpps);
       } else {
         std::snprintf(buffer, sizeof buffer, " %16.3f", found->second->mpps);
       }

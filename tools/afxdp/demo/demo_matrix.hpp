@@ -14,6 +14,15 @@ namespace afxdp::tool {
 // factor of two over an hour, so the benchmarks are read against this row of the same run.
 inline constexpr const char* demo_ceiling = "xdp-drop";
 
+// What a cell measures, in which XDP mode, and with which tool: ours, or a reference beside it.
+enum class DemoBenchmark { xdp_drop, rxdrop, txpush, l2fwd };  // xdp_drop: the ceiling
+enum class DemoMode { native, skb };
+enum class DemoTool { afxdp, xdpsock, dpdk };
+// The names the options, the table and the JSON use: "xdp-drop", "skb", "xdpsock".
+const char* demo_name(DemoBenchmark benchmark);
+const char* demo_name(DemoMode mode);
+const char* demo_name(DemoTool tool);
+
 struct DemoOptions {
   bool quick = false;  // 1 s per cell, 2 cores only: about 20 seconds in all
   double seconds = 0;  // per cell; 0: 3 s, or 1 s with --quick
@@ -41,9 +50,9 @@ struct DemoOptions {
 
 // One measurement of the matrix.
 struct DemoCell {
-  std::string benchmark;  // xdp-drop, rxdrop, txpush, l2fwd
+  DemoBenchmark benchmark = DemoBenchmark::xdp_drop;
   bool poll = false;
-  std::string mode;  // native, skb
+  DemoMode mode = DemoMode::native;
   int cores = 2;
   bool measured = false;
   double mpps = 0;
@@ -51,7 +60,7 @@ struct DemoCell {
   bool busy_poll = false;   // -B, with the interface's napi_defer_hard_irqs and gro_flush_timeout
   int queues = 1;           // queues, each with its own thread (and, for rx, its own gen)
   double offered_mpps = 0;  // what gen sent in the same run (rxdrop, l2fwd)
-  std::string tool = "afxdp";  // or "xdpsock", "dpdk": a reference tool in the same cell
+  DemoTool tool = DemoTool::afxdp;
 };
 
 // Where the demo runs its two sides: the traffic source (gen) and the application (the

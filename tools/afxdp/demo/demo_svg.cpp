@@ -89,22 +89,23 @@ void panel(std::ostringstream& svg, const std::string& benchmark, const Groups& 
 
 std::string chart_cell_name(const DemoCell& cell) {
   const char* wait = cell.busy_poll ? "busy-poll" : (cell.poll ? "poll()" : "spin");
-  return cell.benchmark + " " + wait + " " + cell.mode + " " + std::to_string(cell.cores) + "c " +
-         std::to_string(cell.queues) + "q";
+  return std::string(demo_name(cell.benchmark)) + " " + wait + " " + demo_name(cell.mode) + " " +
+         std::to_string(cell.cores) + "c " + std::to_string(cell.queues) + "q";
 }
 
 std::string demo_svg(const std::vector<DemoCell>& cells, const std::string& note) {
   std::vector<std::pair<std::string, Groups>> panels;  // in the matrix's order
   for (const DemoCell& cell : cells) {
-    if (!cell.measured || cell.tool.rfind("vs ", 0) == 0) continue;
+    if (!cell.measured) continue;
+    const std::string benchmark = demo_name(cell.benchmark);
     auto found = std::find_if(panels.begin(), panels.end(),
-                              [&](const auto& p) { return p.first == cell.benchmark; });
-    if (found == panels.end()) found = panels.insert(panels.end(), {cell.benchmark, {}});
+                              [&](const auto& p) { return p.first == benchmark; });
+    if (found == panels.end()) found = panels.insert(panels.end(), {benchmark, {}});
     const std::string name = chart_cell_name(cell);
     auto group = std::find_if(found->second.begin(), found->second.end(),
                               [&](const auto& g) { return g.first == name; });
     if (group == found->second.end()) group = found->second.insert(found->second.end(), {name, {}});
-    group->second[cell.tool] = cell.mpps;
+    group->second[demo_name(cell.tool)] = cell.mpps;
   }
   std::size_t widest = 1;
   for (const auto& p : panels) widest = std::max(widest, p.second.size());
@@ -120,7 +121,7 @@ std::string demo_svg(const std::vector<DemoCell>& cells, const std::string& note
   int shown = 0;  // the legend names the tools that ran
   for (std::size_t i = 0; i < std::size(tools); ++i) {
     const bool ran = std::any_of(cells.begin(), cells.end(), [&](const DemoCell& cell) {
-      return cell.measured && cell.tool == tools[i].name;
+      return cell.measured && std::string_view(demo_name(cell.tool)) == tools[i].name;
     });
     if (!ran) continue;
     const int x = left + shown++ * 120;

@@ -1,6 +1,6 @@
 #include "demo/dpdk_reference.hpp"
 
-#include "demo/child.hpp"
+#include "common/child.hpp"
 #include "demo/demo_matrix.hpp"
 
 #include <algorithm>
@@ -56,7 +56,8 @@ std::string resolve_testpmd(const std::string& program, std::string& why) {
 }
 
 bool has_dpdk_twin(const DemoCell& cell) {
-  return cell.benchmark != demo_ceiling && cell.queues == 1 && cell.mode == "native" && !cell.poll;
+  return cell.benchmark != DemoBenchmark::xdp_drop && cell.queues == 1 &&
+         cell.mode == DemoMode::native && !cell.poll;
 }
 
 std::vector<std::string> testpmd_args(const DemoCell& cell, const std::string& interface,
@@ -65,9 +66,9 @@ std::vector<std::string> testpmd_args(const DemoCell& cell, const std::string& i
   const std::string vdev =
       "net_af_xdp0,iface=" + interface +
       ",start_queue=0,queue_count=1,force_copy=1,busy_budget=" + (cell.busy_poll ? "64" : "0");
-  const char* mode = cell.benchmark == "rxdrop"   ? "rxonly"
-                     : cell.benchmark == "txpush" ? "txonly"
-                                                  : "macswap";
+  const char* mode = cell.benchmark == DemoBenchmark::rxdrop   ? "rxonly"
+                     : cell.benchmark == DemoBenchmark::txpush ? "txonly"
+                                                               : "macswap";
   // lcore ids are CPU numbers here (-l): the main one on the source's CPU, forwarding on the app's.
   const std::string source = std::to_string(cpus.source);
   std::vector<std::string> args{"-l", source + "," + std::to_string(cpus.app), "--main-lcore",
@@ -76,7 +77,7 @@ std::vector<std::string> testpmd_args(const DemoCell& cell, const std::string& i
                            "--file-prefix", testpmd_prefix, "-m", "256", "--vdev", vdev, "--"});
   args.insert(args.end(), {std::string("--forward-mode=") + mode, "--nb-cores=1",
                            "--total-num-mbufs=16384", "--stats-period=1"});
-  if (cell.benchmark == "txpush") args.push_back("--eth-peer=0," + peer_mac);
+  if (cell.benchmark == DemoBenchmark::txpush) args.push_back("--eth-peer=0," + peer_mac);
   return args;
 }
 
@@ -165,7 +166,7 @@ void run_testpmd(DemoCell& cell, const std::string& program, const std::string& 
   // Not ours: started with SIGTERM deliverable, as its handler expects (Child's default holds it).
   Child app(testpmd_args(cell, interface, cpus, peer_mac), program, {"env"},
             Child::OnTimeout::terminate, Child::Signals::open);
-  TestpmdBlocks blocks{.direction = cell.benchmark == "rxdrop" ? "RX" : "TX"};
+  TestpmdBlocks blocks{.direction = cell.benchmark == DemoBenchmark::rxdrop ? "RX" : "TX"};
   const auto now = [] { return std::chrono::steady_clock::now(); };
   forward_until(app, blocks, now() + std::chrono::seconds(30), [&] { return !blocks.at.empty(); });
   if (blocks.at.empty()) {

@@ -11,7 +11,7 @@
 
 namespace afxdp::tool {
 
-Command add_demo_launcher(CLI::App& app) {
+Subcommand add_demo_launcher(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("demo", demo_description);
   // afxdp-demo parses its own command line, --help included.
   sub->prefix_command();

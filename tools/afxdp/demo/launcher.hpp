@@ -17,7 +17,7 @@ inline constexpr const char* demo_description =
     "Mpps";
 
 // `demo` in --help; everything after it goes to afxdp-demo unparsed.
-Command add_demo_launcher(CLI::App& app);
+Subcommand add_demo_launcher(CLI::App& app);
 
 // Replaces this process by afxdp-demo with `args`. Returns 2 after one line on stderr when there
 // is no afxdp-demo; throws std::system_error when it is there but cannot be run.

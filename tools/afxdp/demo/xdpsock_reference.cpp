@@ -33,11 +33,11 @@ std::vector<double> numbers_on(const std::string& line) {
 
 std::vector<std::string> xdpsock_args(const DemoCell& cell, const std::string& interface,
                                       double seconds) {
-  const char* benchmark = cell.benchmark == "rxdrop"   ? "-r"
-                          : cell.benchmark == "txpush" ? "-t"
-                                                       : "-l";
+  const char* benchmark = cell.benchmark == DemoBenchmark::rxdrop   ? "-r"
+                          : cell.benchmark == DemoBenchmark::txpush ? "-t"
+                                                                    : "-l";
   std::vector<std::string> args{benchmark, "-i", interface, "-q", "0"};
-  if (cell.mode == "skb") {
+  if (cell.mode == DemoMode::skb) {
     args.push_back("-S");
   } else {
     args.insert(args.end(), {"-N", "-c"});

@@ -33,9 +33,9 @@ int main(int argc, char** argv) try {
   // The same apps `afxdp` and afxdp-demo build (main.cpp, demo/main.cpp).
   CLI::App app{"afxdp: AF_XDP benchmarks and tools", "afxdp"};
   app.set_version_flag("--version", "");
-  [[maybe_unused]] const auto commands = afxdp::tool::add_all_commands(app);
+  [[maybe_unused]] const auto subcommands = afxdp::tool::add_all_subcommands(app);
   CLI::App demo_parent{"afxdp: AF_XDP benchmarks and tools", "afxdp"};
-  [[maybe_unused]] const auto demo = afxdp::tool::add_demo_command(demo_parent);
+  [[maybe_unused]] const auto demo = afxdp::tool::add_demo_subcommand(demo_parent);
   const std::vector<const CLI::App*> documented = docgen::documented_commands(app, demo_parent);
   const std::string version = afxdp::version_string;
   write(dir / "man8/afxdp.8", docgen::main_man_page(app, documented, version));

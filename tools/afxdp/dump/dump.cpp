@@ -110,8 +110,8 @@ CLI::App* add_dump_options(CLI::App& parent, DumpOptions& o) {
   return app;
 }
 
-Command add_dump_command(CLI::App& parent) {
-  return command_of(parent, add_dump_options, run_dump);
+Subcommand add_dump_subcommand(CLI::App& parent) {
+  return subcommand_of(parent, add_dump_options, run_dump);
 }
 
 namespace {

@@ -28,7 +28,7 @@ struct DumpOptions {
 
 // Adds the `dump` sub-app with its options bound to `options` (pure: no syscalls).
 CLI::App* add_dump_options(CLI::App& parent, DumpOptions& options);
-Command add_dump_command(CLI::App& parent);
+Subcommand add_dump_subcommand(CLI::App& parent);
 // Runs the capture; returns the exit code, throws on failure.
 int run_dump(const DumpOptions& options);
 

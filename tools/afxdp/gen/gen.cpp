@@ -318,7 +318,9 @@ CLI::App* add_gen_options(CLI::App& parent, GenOptions& o) {
   return app;
 }
 
-Command add_gen_command(CLI::App& parent) { return command_of(parent, add_gen_options, run_gen); }
+Subcommand add_gen_subcommand(CLI::App& parent) {
+  return subcommand_of(parent, add_gen_options, run_gen);
+}
 
 int run_gen(const GenOptions& o) {
   require_privilege("gen");

@@ -34,7 +34,7 @@ inline constexpr std::size_t gen_max_size = 3520;  // one page less XDP headroom
 
 // Adds the `gen` sub-app with its options bound to `options` (pure: no syscalls).
 CLI::App* add_gen_options(CLI::App& parent, GenOptions& options);
-Command add_gen_command(CLI::App& parent);
+Subcommand add_gen_subcommand(CLI::App& parent);
 // Runs gen; returns the exit code, throws on failure.
 int run_gen(const GenOptions& options);
 

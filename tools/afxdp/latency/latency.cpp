@@ -122,8 +122,8 @@ void finish_latency_options(LatencyOptions& o) {
   require(o.steer.empty() || o.udp_text.empty(), "--steer: AF_XDP only, not with --udp");
 }
 
-Command add_latency_command(CLI::App& parent) {
-  return command_of(parent, add_latency_options, run_latency);
+Subcommand add_latency_subcommand(CLI::App& parent) {
+  return subcommand_of(parent, add_latency_options, run_latency);
 }
 
 int run_latency(const LatencyOptions& o) {

@@ -60,7 +60,7 @@ struct LatencyOptions {
 CLI::App* add_latency_options(CLI::App& parent, LatencyOptions& options);
 // Every rule that needs no kernel; throws std::invalid_argument naming the option.
 void finish_latency_options(LatencyOptions& options);
-Command add_latency_command(CLI::App& parent);
+Subcommand add_latency_subcommand(CLI::App& parent);
 int run_latency(const LatencyOptions& options);
 
 }  // namespace afxdp::tool

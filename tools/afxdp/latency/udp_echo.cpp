@@ -95,8 +95,8 @@ CLI::App* add_udp_echo_options(CLI::App& parent, UdpEchoOptions& o) {
   return app;
 }
 
-Command add_udp_echo_command(CLI::App& parent) {
-  return command_of(parent, add_udp_echo_options, run_udp_echo);
+Subcommand add_udp_echo_subcommand(CLI::App& parent) {
+  return subcommand_of(parent, add_udp_echo_options, run_udp_echo);
 }
 
 int run_udp_echo(const UdpEchoOptions& o) {

@@ -30,7 +30,7 @@ struct UdpEchoOptions {
 
 // Adds the `udp-echo` sub-app bound to `options`; --listen is parsed when the line is (pure).
 CLI::App* add_udp_echo_options(CLI::App& parent, UdpEchoOptions& options);
-Command add_udp_echo_command(CLI::App& parent);
+Subcommand add_udp_echo_subcommand(CLI::App& parent);
 int run_udp_echo(const UdpEchoOptions& options);
 
 }  // namespace afxdp::tool

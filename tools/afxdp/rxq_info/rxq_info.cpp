@@ -282,8 +282,8 @@ CLI::App* add_rxq_info_options(CLI::App& parent, RxqInfoOptions& o) {
   return app;
 }
 
-Command add_rxq_info_command(CLI::App& parent) {
-  return command_of(parent, add_rxq_info_options, run_rxq_info);
+Subcommand add_rxq_info_subcommand(CLI::App& parent) {
+  return subcommand_of(parent, add_rxq_info_options, run_rxq_info);
 }
 
 int run_rxq_info(const RxqInfoOptions& o) {

@@ -39,7 +39,7 @@ RxqInfoPlan plan_rxq_info(const RxqInfoOptions& options);
 const char* touch_name(Touch touch);  // "no_touch", "read", "swapmac"
 
 CLI::App* add_rxq_info_options(CLI::App& parent, RxqInfoOptions& options);
-Command add_rxq_info_command(CLI::App& parent);
+Subcommand add_rxq_info_subcommand(CLI::App& parent);
 int run_rxq_info(const RxqInfoOptions& options);
 
 }  // namespace afxdp::tool

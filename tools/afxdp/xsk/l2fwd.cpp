@@ -4,7 +4,6 @@
 #include "common/packet.hpp"
 
 #include <chrono>
-#include <cmath>
 #include <memory>
 
 namespace afxdp::tool {
@@ -46,24 +45,14 @@ void l2fwd_packets_loop(Queue& q, const std::stop_token& stop, const QueueContex
   if (!stop.stop_requested()) q.drain(std::chrono::seconds(1));
 }
 
-Command add_l2fwd(CLI::App& parent) {
-  auto options = std::make_shared<BenchOptions>();
-  auto spin_us = std::make_shared<double>(0);
-  CLI::App* app = add_bench_subcommand(parent, *options, Benchmark::l2fwd,
-                                       "send every frame back out, MAC addresses swapped");
-  // l2fwd's own option: a reflector's latency (afxdp latency), not a throughput setting.
-  app->add_option("--spin-before-sleep", *spin_us,
-                  "re-check the rx ring this many microseconds before giving the CPU away "
-                  "(poll() with -p, else sched_yield()), 0 to 1000000")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e6));
-  return {app, [options, spin_us] {
+Subcommand add_l2fwd_subcommand(CLI::App& parent) {
+  auto options = std::make_shared<XskOptions>();
+  CLI::App* app = add_xsk_subcommand(parent, *options, Benchmark::l2fwd,
+                                     "send every frame back out, MAC addresses swapped");
+  return {app, [options] {
             check_frame_fits_mtu(options->interface, options->frame_size, options->frags);
-            const auto spin = std::chrono::nanoseconds(std::llround(*spin_us * 1000));
-            return run_benchmark(*options, options->frags ? l2fwd_packets_loop : l2fwd_loop,
-                                 [spin](Port& port) {
-                                   for (Queue& q : port.queues()) q.spin_before_sleep(spin);
-                                 });
+            return options->frags ? run_benchmark(*options, l2fwd_packets_loop)
+                                  : run_benchmark(*options, l2fwd_loop);
           }};
 }
 

@@ -7,7 +7,7 @@
 
 namespace afxdp::tool {
 
-Command add_l2fwd(CLI::App& parent);
+Subcommand add_l2fwd_subcommand(CLI::App& parent);
 
 // The per-packet step of l2fwd: swap the MAC addresses, or drop a runt.
 struct SwapMacs {

@@ -31,13 +31,14 @@ void rxdrop_packets_loop(Queue& q, const std::stop_token& stop, const QueueConte
   }
 }
 
-Command add_rxdrop(CLI::App& parent) {
-  auto options = std::make_shared<BenchOptions>();
-  CLI::App* app = add_bench_subcommand(parent, *options, Benchmark::rxdrop,
-                                       "receive on each queue and drop (recycle) every frame");
+Subcommand add_rxdrop_subcommand(CLI::App& parent) {
+  auto options = std::make_shared<XskOptions>();
+  CLI::App* app = add_xsk_subcommand(parent, *options, Benchmark::rxdrop,
+                                     "receive on each queue and drop (recycle) every frame");
   return {app, [options] {
             check_frame_fits_mtu(options->interface, options->frame_size, options->frags);
-            return run_benchmark(*options, options->frags ? rxdrop_packets_loop : rxdrop_loop);
+            return options->frags ? run_benchmark(*options, rxdrop_packets_loop)
+                                  : run_benchmark(*options, rxdrop_loop);
           }};
 }
 

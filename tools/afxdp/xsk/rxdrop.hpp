@@ -6,7 +6,7 @@
 
 namespace afxdp::tool {
 
-Command add_rxdrop(CLI::App& parent);
+Subcommand add_rxdrop_subcommand(CLI::App& parent);
 
 // One queue's loop (exposed for tests).
 void rxdrop_loop(Queue& queue, const std::stop_token& stop, const QueueContext& context);

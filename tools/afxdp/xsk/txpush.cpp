@@ -50,7 +50,7 @@ class TokenBucket {
 };
 
 // --pcap: the capture's frames, each checked to fit a UMEM frame.
-void read_replay(const BenchOptions& o, TxFrames& frames) {
+void read_replay(const XskOptions& o, TxFrames& frames) {
   frames.replay = read_pcap(o.pcap_file, max_capture_bytes);
   if (frames.replay.empty())
     throw std::invalid_argument("--pcap " + o.pcap_file + ": holds no frames");
@@ -69,17 +69,9 @@ void read_replay(const BenchOptions& o, TxFrames& frames) {
                             : size * o.loop;
 }
 
-// Write the frame once into every free frame: the loop then only sets lengths.
-void write_packet(Port& port, const std::vector<std::uint8_t>& packet) {
-  for (Queue& q : port.queues()) {
-    q.for_each_free_frame(
-        [&](Frame& f) { std::memcpy(f.data().data(), packet.data(), packet.size()); });
-  }
-}
-
 }  // namespace
 
-TxFrames tx_frames(const BenchOptions& o) {
+TxFrames tx_frames(const XskOptions& o) {
   TxFrames frames;
   if (!o.pcap_file.empty()) {
     read_replay(o, frames);
@@ -128,7 +120,7 @@ void idle_until_token(Queue& q, const TokenBucket& bucket) {
 // fragment holds other bytes, so they cannot be written once).
 void txpush_chains_loop(Queue& q, const std::stop_token& stop, const QueueContext& c,
                         const std::vector<std::uint8_t>& packet) {
-  const BenchOptions& o = c.options;
+  const XskOptions& o = c.options;
   TokenBucket bucket(c.rate, o.batch);
   const auto size = static_cast<std::uint32_t>(packet.size());
   const std::uint32_t per_packet = (size + o.frame_size - 1) / o.frame_size;
@@ -166,13 +158,17 @@ void txpush_chains_loop(Queue& q, const std::stop_token& stop, const QueueContex
 
 void txpush_loop(Queue& q, const std::stop_token& stop, const QueueContext& c,
                  const TxFrames& frames) {
-  const BenchOptions& o = c.options;
+  const XskOptions& o = c.options;
   if (frames.replay.empty() && frames.packet.size() > o.frame_size) {
     return txpush_chains_loop(q, stop, c, frames.packet);
   }
   TokenBucket bucket(c.rate, o.batch);
   const bool replaying = !frames.replay.empty();
   const auto length = static_cast<std::uint32_t>(frames.packet.size());
+  if (!replaying) {  // written once into every frame: the loop then only sets lengths
+    q.for_each_free_frame(
+        [&](Frame& f) { std::memcpy(f.data().data(), frames.packet.data(), length); });
+  }
   std::uint64_t replayed = 0;
   while (!stop.stop_requested()) {
     std::uint32_t n = o.batch;
@@ -206,11 +202,11 @@ void txpush_loop(Queue& q, const std::stop_token& stop, const QueueContext& c,
   if (!stop.stop_requested()) q.drain(std::chrono::seconds(5));
 }
 
-Command add_txpush(CLI::App& parent) {
-  auto options = std::make_shared<BenchOptions>();
+Subcommand add_txpush_subcommand(CLI::App& parent) {
+  auto options = std::make_shared<XskOptions>();
   CLI::App* app =
-      add_bench_subcommand(parent, *options, Benchmark::txpush,
-                           "send UDP frames on each queue as fast as possible (or --rate)");
+      add_xsk_subcommand(parent, *options, Benchmark::txpush,
+                         "send UDP frames on each queue as fast as possible (or --rate)");
   return {app, [options] {
             // Before reading a capture of up to 1 GiB, or looking at the interface.
             require_privilege("txpush");
@@ -219,15 +215,8 @@ Command add_txpush(CLI::App& parent) {
             }
             const TxFrames frames = tx_frames(*options);
             return run_benchmark(
-                *options,
-                [&](Queue& q, const std::stop_token& stop, const QueueContext& c) {
+                *options, [&frames](Queue& q, const std::stop_token& stop, const QueueContext& c) {
                   txpush_loop(q, stop, c, frames);
-                },
-                [&](Port& port) {
-                  // A packet of one frame is written once; chains are copied in per packet.
-                  if (frames.replay.empty() && frames.packet.size() <= options->frame_size) {
-                    write_packet(port, frames.packet);
-                  }
                 });
           }};
 }

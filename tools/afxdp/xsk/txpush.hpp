@@ -12,7 +12,7 @@
 
 namespace afxdp::tool {
 
-Command add_txpush(CLI::App& parent);
+Subcommand add_txpush_subcommand(CLI::App& parent);
 
 // What every queue sends: the UDP frame, or the capture's frames in order.
 struct TxFrames {
@@ -22,7 +22,7 @@ struct TxFrames {
 };
 
 // The frames -s/-G/-H/... or --pcap ask for (reads the capture; throws on a bad one).
-TxFrames tx_frames(const BenchOptions& options);
+TxFrames tx_frames(const XskOptions& options);
 
 void txpush_loop(Queue& queue, const std::stop_token& stop, const QueueContext& context,
                  const TxFrames& frames);

@@ -62,7 +62,7 @@ std::optional<Benchmark> benchmark_named(std::string_view name) {
 namespace {
 
 // Where and how the sockets run: interface, queues, XDP and bind modes, waiting, frames.
-void add_socket_options(CLI::App& app, BenchOptions& o) {
+void add_socket_options(CLI::App& app, XskOptions& o) {
   app.add_option("-i,--interface", o.interface, "interface to run on")->required();
   app.add_option("-q,--queue", o.queue_text,
                  "rx queue(s): 3, a list 0,1 or a range 0-3; one socket and thread each (at most "
@@ -86,7 +86,7 @@ void add_socket_options(CLI::App& app, BenchOptions& o) {
 }
 
 // How long, what to report, memory, CPUs and privileges.
-void add_run_options(CLI::App& app, BenchOptions& o) {
+void add_run_options(CLI::App& app, XskOptions& o) {
   app.add_option("-C,--count", o.count, "stop after this many packets (0: no limit)")
       ->capture_default_str()
       ->check(not_negative_integer());
@@ -123,7 +123,7 @@ void add_run_options(CLI::App& app, BenchOptions& o) {
 }
 
 // What txpush sends: the packet it builds, or a pcap file's frames, and how fast.
-void add_txpush_options(CLI::App& app, BenchOptions& o) {
+void add_txpush_options(CLI::App& app, XskOptions& o) {
   app.add_option("-s,--size", o.packet_size, "packet size in bytes, Ethernet header included")
       ->capture_default_str();
   app.add_option("-G,--dst-mac", o.dst_mac_text, "destination MAC (default ff:ff:ff:ff:ff:ff)");
@@ -149,17 +149,27 @@ void add_txpush_options(CLI::App& app, BenchOptions& o) {
       ->needs(pcap);
 }
 
+// l2fwd's own option: a reflector's latency (afxdp latency), not a throughput setting.
+void add_l2fwd_options(CLI::App& app, XskOptions& o) {
+  app.add_option("--spin-before-sleep", o.spin_before_sleep_us,
+                 "re-check the rx ring this many microseconds before giving the CPU away "
+                 "(poll() with -p, else sched_yield()), 0 to 1000000")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e6));
+}
+
 }  // namespace
 
-void add_bench_options(CLI::App& app, BenchOptions& o, Benchmark benchmark) {
+void add_xsk_options(CLI::App& app, XskOptions& o, Benchmark benchmark) {
   o.benchmark = benchmark;
   add_socket_options(app, o);
   add_run_options(app, o);
   if (benchmark == Benchmark::txpush) add_txpush_options(app, o);
   if (benchmark != Benchmark::txpush) add_steer_option(app, o.steer_texts);
+  if (benchmark == Benchmark::l2fwd) add_l2fwd_options(app, o);
 }
 
-void finish_bench_options(BenchOptions& o) {
+void finish_xsk_options(XskOptions& o) {
   o.queues = parse_number_list(o.queue_text, "queue (-q)", max_queue);
   require(o.queues.size() <= 64, "queue (-q): at most 64 queues");
   o.cpus = o.cpu_text.empty() ? std::vector<std::uint32_t>{}
@@ -216,11 +226,11 @@ void finish_bench_options(BenchOptions& o) {
   o.dst_ip = parse_ipv4(o.dst_ip_text, "destination IP (--dst-ip)");
 }
 
-CLI::App* add_bench_subcommand(CLI::App& parent, BenchOptions& options, Benchmark benchmark,
-                               const char* description) {
+CLI::App* add_xsk_subcommand(CLI::App& parent, XskOptions& options, Benchmark benchmark,
+                             const char* description) {
   CLI::App* app = parent.add_subcommand(benchmark_name(benchmark), description);
-  add_bench_options(*app, options, benchmark);
-  finish_after_parsing(*app, [&options] { finish_bench_options(options); });
+  add_xsk_options(*app, options, benchmark);
+  finish_after_parsing(*app, [&options] { finish_xsk_options(options); });
   return app;
 }
 

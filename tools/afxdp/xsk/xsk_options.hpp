@@ -1,7 +1,7 @@
 // The options that the benchmark subcommands (rxdrop, txpush, l2fwd) share, named as xdpsock
 // names them, in one struct with one function that adds them to a sub-app.
 //
-// Parsing is pure: add_bench_options binds the command line to the struct, and finish_bench_options
+// Parsing is pure: add_xsk_options binds the command line to the struct, and finish_xsk_options
 // turns the texts (queue lists, MAC and IPv4 addresses) into values and checks every rule that
 // needs no kernel (the one look outside: --pcap's file must open). Checks that need the kernel
 // (does the interface exist, how many queues does it have) happen when the command runs, before
@@ -29,7 +29,7 @@ const char* benchmark_name(Benchmark benchmark);
 // The benchmark a name names (its subcommand's name), or nothing: benchmark_name's inverse.
 std::optional<Benchmark> benchmark_named(std::string_view name);
 
-struct BenchOptions {
+struct XskOptions {
   Benchmark benchmark = Benchmark::rxdrop;
   std::string interface;                  // -i
   std::string queue_text = "0";           // -q "0", "0,1", "0-3"
@@ -73,8 +73,9 @@ struct BenchOptions {
   std::string group;                      // --group (implies --drop-privileges)
   bool frags = false;                     // -F: multi-buffer (XDP_USE_SG), packets over frames
   std::vector<std::string> steer_texts;   // --steer (rxdrop, l2fwd), one rule each
+  double spin_before_sleep_us = 0;        // --spin-before-sleep (l2fwd)
 
-  // Filled in by finish_bench_options.
+  // Filled in by finish_xsk_options.
   std::vector<std::uint32_t> queues;
   std::vector<std::uint32_t> cpus;
   std::vector<Match> steer;
@@ -85,15 +86,15 @@ struct BenchOptions {
 };
 
 // Adds the options of `benchmark` to `app`, bound to `options`, each with its default in --help.
-void add_bench_options(CLI::App& app, BenchOptions& options, Benchmark benchmark);
+void add_xsk_options(CLI::App& app, XskOptions& options, Benchmark benchmark);
 
 // Converts the texts and checks every rule that needs no kernel. Throws std::invalid_argument
 // naming the option and the rule.
-void finish_bench_options(BenchOptions& options);
+void finish_xsk_options(XskOptions& options);
 
 // Adds the benchmark `name` to `parent` and returns the sub-app; options live in `options`, and
-// a parse-complete callback runs finish_bench_options (its errors become CLI11 parse errors).
-CLI::App* add_bench_subcommand(CLI::App& parent, BenchOptions& options, Benchmark benchmark,
-                               const char* description);
+// a parse-complete callback runs finish_xsk_options (its errors become CLI11 parse errors).
+CLI::App* add_xsk_subcommand(CLI::App& parent, XskOptions& options, Benchmark benchmark,
+                             const char* description);
 
 }  // namespace afxdp::tool

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <span>
 #include <stdexcept>
@@ -23,7 +24,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The checks that need the kernel but change nothing, in the tool's words: before any set-up.
-void check_system(const BenchOptions& o) {
+void check_system(const XskOptions& o) {
   require_privilege(benchmark_name(o.benchmark));
   const std::vector<unsigned> usable = usable_cpus();
   for (const std::uint32_t cpu : o.cpus) {
@@ -33,7 +34,7 @@ void check_system(const BenchOptions& o) {
   }
 }
 
-Port open_port(const BenchOptions& o) {
+Port open_port(const XskOptions& o) {
   try {
     return Port::open(o.interface, port_config(o));
   } catch (const XdpAttachConflict& e) {
@@ -50,14 +51,8 @@ Port open_port(const BenchOptions& o) {
   }
 }
 
-Sample sample(const Queue& q, bool with_xdp, Clock::time_point start) {
-  const QueueStats s = q.stats();
-  Sample out;
-  out.app = {s.received, s.sent,    s.wakeups + s.polls, s.empty_turns,
-             s.refused,  s.packets, s.invalid_chains};
-  if (with_xdp) out.xdp = s.kernel;
-  out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return out;
+Sample sample(const Queue& q, Clock::time_point start) {
+  return {q.stats(), std::chrono::duration<double>(Clock::now() - start).count()};
 }
 
 // Every queue's ledger, summed, once the queue threads are joined. A frame still held by the
@@ -86,7 +81,7 @@ LedgerTotals ledger_totals(std::span<Queue> queues) {
 }
 
 // Said once the whole set-up has worked, so that a later set-up error stays the only line.
-void say_if_copy_mode(const BenchOptions& o, Port& port) {
+void say_if_copy_mode(const XskOptions& o, Port& port) {
   if (port.config().bind == BindMode::automatic && !port.zero_copy()) {
     std::fprintf(stderr, "afxdp: zero-copy is not available on %s (driver %s); using copy mode\n",
                  port.queues().front().name().c_str(), interface_driver(o.interface).c_str());
@@ -98,7 +93,7 @@ void say_if_copy_mode(const BenchOptions& o, Port& port) {
 // the interface is gone.)
 class Ticker {
  public:
-  Ticker(const BenchOptions& o, std::span<Queue> queues, const Reporter& reporter,
+  Ticker(const XskOptions& o, std::span<Queue> queues, const Reporter& reporter,
          const SignalStop& signals)
       : o_(o),
         queues_(queues),
@@ -132,7 +127,7 @@ class Ticker {
  private:
   void report() {
     for (std::size_t i = 0; i < queues_.size(); ++i) {
-      const Sample current = sample(queues_[i], o_.extra_stats, start_);
+      const Sample current = sample(queues_[i], start_);
       if (!o_.quiet) {
         reporter_.print({static_cast<std::uint32_t>(i), o_.interface, queues_[i].id()},
                         current - previous_[i], current);
@@ -141,7 +136,7 @@ class Ticker {
     }
   }
 
-  const BenchOptions& o_;
+  const XskOptions& o_;
   std::span<Queue> queues_;
   const Reporter& reporter_;
   const SignalStop& signals_;
@@ -153,11 +148,11 @@ class Ticker {
 };
 
 // The summary, then what went wrong, if anything did, as the run's one error.
-void summarize(const BenchOptions& o, Port& port, const Reporter& reporter, Clock::time_point start,
+void summarize(const XskOptions& o, Port& port, const Reporter& reporter, Clock::time_point start,
                bool lost_interface) {
   const std::span<Queue> queues = port.queues();
   std::vector<Sample> totals;
-  for (const Queue& q : queues) totals.push_back(sample(q, o.extra_stats, start));
+  for (const Queue& q : queues) totals.push_back(sample(q, start));
   const LedgerTotals ledger = ledger_totals(queues);
   reporter.summary(totals, std::chrono::duration<double>(Clock::now() - start).count(), ledger);
   if (!o.steer.empty()) {  // each rule's hits, after the summary
@@ -178,7 +173,7 @@ void summarize(const BenchOptions& o, Port& port, const Reporter& reporter, Cloc
 
 }  // namespace
 
-PortConfig port_config(const BenchOptions& o) {
+PortConfig port_config(const XskOptions& o) {
   PortConfig c;
   c.queues = o.queues;
   c.frames_per_queue = o.frames;
@@ -199,47 +194,70 @@ PortConfig port_config(const BenchOptions& o) {
   c.unaligned_chunks = o.unaligned;
   c.multi_buffer = o.frags;
   c.steer = o.steer;
+  c.spin_before_sleep = std::chrono::nanoseconds(std::llround(o.spin_before_sleep_us * 1000));
   return c;
 }
 
-int run_benchmark(const BenchOptions& o, const QueueLoop& loop,
-                  const std::function<void(Port&)>& prepare) {
-  // From here on SIGINT and SIGTERM only ask for a stop, even during set-up (the run then ends
-  // at once, with a summary and exit 0).
-  const SignalStop signals;
-  check_system(o);
-  const bool drop = o.drop_privileges || !o.user.empty() || !o.group.empty();
-  const RunAs run_as = drop ? resolve_run_as(o.user, o.group) : RunAs{};
-  interface_index(o.interface);  // "interface X does not exist" before any other refusal
-  Port port = open_port(o);
-  if (prepare) prepare(port);
-  say_if_copy_mode(o, port);
-  if (drop) drop_privileges(run_as);
+struct BenchmarkRun::State {
+  explicit State(const XskOptions& o) : options(o), port(open(o)) {}
 
-  const std::span<Queue> queues = port.queues();
-  PacketBudget budget(o.count);
-  const QueueContext context{.options = o,
+  static Port open(const XskOptions& o) {
+    check_system(o);
+    const bool drop = o.drop_privileges || !o.user.empty() || !o.group.empty();
+    const RunAs run_as = drop ? resolve_run_as(o.user, o.group) : RunAs{};
+    interface_index(o.interface);  // "interface X does not exist" before any other refusal
+    Port port = open_port(o);
+    say_if_copy_mode(o, port);
+    if (drop) drop_privileges(run_as);
+    return port;
+  }
+
+  // First: from here on SIGINT and SIGTERM only ask for a stop, even during set-up (the run then
+  // ends at once, with a summary and exit 0).
+  const SignalStop signals;
+  const XskOptions& options;
+  Port port;
+  PacketBudget budget{options.count};
+  const QueueContext context{.options = options,
                              .budget = budget,
-                             .rate = o.rate / static_cast<double>(queues.size()),
-                             .idle_timeout = std::chrono::milliseconds(o.use_poll ? 100 : 0)};
-  const Reporter reporter(o, o.skb ? "xdp-skb" : "xdp-drv", stdout);
-  Ticker ticker(o, queues, reporter, signals);
+                             .rate = options.rate / static_cast<double>(port.queues().size()),
+                             .idle_timeout = std::chrono::milliseconds(options.use_poll ? 100 : 0)};
+  const Reporter reporter{options, options.skb ? "xdp-skb" : "xdp-drv", stdout};
+  Ticker ticker{options, port.queues(), reporter, signals};
   std::exception_ptr failure;
   bool lost_interface = false;
+};
+
+BenchmarkRun::BenchmarkRun(const XskOptions& options) : state_(std::make_unique<State>(options)) {}
+
+BenchmarkRun::~BenchmarkRun() = default;
+
+Port& BenchmarkRun::port() noexcept { return state_->port; }
+
+const QueueContext& BenchmarkRun::context() const noexcept { return state_->context; }
+
+RunConfig BenchmarkRun::run_config() {
+  const XskOptions& o = state_->options;
+  return RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()},
+                   .stop_on_signals = false,  // State::signals, since the start
+                   .on_tick = [&ticker = state_->ticker] { return ticker.tick(); },
+                   .tick = std::chrono::milliseconds(20)};
+}
+
+void BenchmarkRun::failed(const std::exception_ptr& failure) noexcept {
   try {
-    run_per_queue(
-        port, [&](Queue& q, const std::stop_token& stop) { loop(q, stop, context); },
-        RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()},
-                  .stop_on_signals = false,  // `signals` above, since the start
-                  .on_tick = [&ticker] { return ticker.tick(); },
-                  .tick = std::chrono::milliseconds(20)});
+    std::rethrow_exception(failure);
   } catch (const InterfaceGone&) {
-    lost_interface = true;  // said in the tool's words after the summary
+    state_->lost_interface = true;  // said in the tool's words after the summary
   } catch (...) {
-    failure = std::current_exception();
+    state_->failure = std::current_exception();
   }
-  summarize(o, port, reporter, ticker.start(), lost_interface);
-  if (failure) std::rethrow_exception(failure);
+}
+
+int BenchmarkRun::finish() {
+  State& s = *state_;
+  summarize(s.options, s.port, s.reporter, s.ticker.start(), s.lost_interface);
+  if (s.failure) std::rethrow_exception(s.failure);
   return 0;
 }
 

@@ -8,12 +8,15 @@
 #include "xsk/xsk_stats.hpp"
 
 #include <afxdp/port.hpp>
+#include <afxdp/run.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <functional>
+#include <exception>
+#include <memory>
 #include <stop_token>
+#include <utility>
 #include <vector>
 
 namespace afxdp::tool {
@@ -50,7 +53,7 @@ class PacketBudget {
 
 // What one queue's loop is given besides its Queue and stop token.
 struct QueueContext {
-  const BenchOptions& options;
+  const XskOptions& options;
   PacketBudget& budget;
   double rate = 0;  // txpush: this queue's share of --rate, 0: no limit
   // Queue::wait's timeout when idle: with -p a poll() this long at most (so that a stop is seen
@@ -58,14 +61,47 @@ struct QueueContext {
   std::chrono::milliseconds idle_timeout{0};
 };
 
-using QueueLoop = std::function<void(Queue&, const std::stop_token&, const QueueContext&)>;
-
 // The Port the options ask for (pure: unit-tested).
-PortConfig port_config(const BenchOptions& options);
+PortConfig port_config(const XskOptions& options);
 
-// Set up, run and report one benchmark; returns the exit code. Throws on a set-up failure.
-// `prepare` runs on the main thread after the Port is open, before any queue thread starts.
-int run_benchmark(const BenchOptions& options, const QueueLoop& loop,
-                  const std::function<void(Port&)>& prepare = {});
+// One benchmark from the checks to the summary: the constructor checks the system, opens the
+// Port and drops privileges; operator() runs loop(Queue&, const std::stop_token&, const
+// QueueContext&) on one pinned thread per queue until -d, -C or a signal, prints the summary and
+// returns the exit code. Throws on a set-up failure, and a loop's failure after the summary.
+class BenchmarkRun {
+ public:
+  explicit BenchmarkRun(const XskOptions& options);
+  BenchmarkRun(const BenchmarkRun&) = delete;
+  BenchmarkRun& operator=(const BenchmarkRun&) = delete;
+  ~BenchmarkRun();
+
+  template <class Loop>
+  int operator()(Loop&& loop) {
+    try {
+      run_per_queue(
+          port(), [&](Queue& q, const std::stop_token& stop) { loop(q, stop, context()); },
+          run_config());
+    } catch (...) {
+      failed(std::current_exception());
+    }
+    return finish();
+  }
+
+ private:
+  Port& port() noexcept;
+  [[nodiscard]] const QueueContext& context() const noexcept;
+  RunConfig run_config();
+  void failed(const std::exception_ptr& failure) noexcept;
+  int finish();
+
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+template <class Loop>
+int run_benchmark(const XskOptions& options, Loop&& loop) {
+  BenchmarkRun run(options);
+  return run(std::forward<Loop>(loop));
+}
 
 }  // namespace afxdp::tool

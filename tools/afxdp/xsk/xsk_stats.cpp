@@ -18,54 +18,101 @@ void row(std::FILE* out, const char* name, std::uint64_t rate, std::uint64_t tot
   std::fprintf(out, "%-18s%-17s%s\n", name, thousands(rate).c_str(), thousands(total).c_str());
 }
 
-struct Field {
-  const char* name;
-  std::uint64_t value;
-};
+// When a row is shown: always, without -F, with -F, with -x, with -a.
+enum class Shown : std::uint8_t { always, whole, frags, xdp, app };
 
-void json_fields(std::string& line, std::initializer_list<Field> fields) {
-  for (const Field& f : fields) {
-    line += ",\"";
-    line += f.name;
-    line += "\":" + std::to_string(f.value);
-  }
-}
-
-// The kernel's XDP_STATISTICS (-x): the JSON key (the uapi field's name) and the text row's label.
-struct XdpField {
-  const char* key;
+// One row of the report: the text label (nullptr: only in the JSON summary), the JSON key of the
+// total and of the rate per interval (nullptr: none), and what it counts.
+struct Row {
+  Shown shown;
   const char* label;
-  std::uint64_t XdpStatistics::*member;
-};
-constexpr XdpField xdp_fields[] = {
-    {"rx_dropped", "rx dropped", &XdpStatistics::rx_dropped},
-    {"rx_invalid_descs", "rx invalid", &XdpStatistics::rx_invalid_descs},
-    {"tx_invalid_descs", "tx invalid", &XdpStatistics::tx_invalid_descs},
-    {"rx_ring_full", "rx queue full", &XdpStatistics::rx_ring_full},
-    {"rx_fill_ring_empty_descs", "fill ring empty", &XdpStatistics::rx_fill_ring_empty_descs},
-    {"tx_ring_empty_descs", "tx ring empty", &XdpStatistics::tx_ring_empty_descs},
+  const char* key;
+  const char* rate_key;
+  std::uint64_t (*count)(const QueueStats&);
 };
 
-void json_xdp(std::string& line, const XdpStatistics& x) {
-  for (const XdpField& f : xdp_fields) json_fields(line, {{f.key, x.*f.member}});
+template <std::uint64_t QueueStats::*Member>
+constexpr std::uint64_t queue(const QueueStats& s) {
+  return s.*Member;
 }
+template <std::uint64_t XdpStatistics::*Member>
+constexpr std::uint64_t kernel(const QueueStats& s) {
+  return s.kernel.*Member;
+}
+constexpr std::uint64_t syscalls(const QueueStats& s) { return s.wakeups + s.polls; }
 
-void text_xdp(std::FILE* out, const XdpStatistics& counted, double seconds,
-              const XdpStatistics& total) {
-  for (const XdpField& f : xdp_fields) {
-    row(out, f.label, per_second(counted.*f.member, seconds), total.*f.member);
+// With -F, rx counts whole packets (`rx frags` the descriptors) and tx the descriptors completed.
+// The kernel's counters keep their uapi names in the JSON.
+constexpr Row rows[] = {
+    {Shown::whole, "rx", "rx_packets", "rx_pps", queue<&QueueStats::received>},
+    {Shown::frags, "rx", "rx_packets", "rx_pps", queue<&QueueStats::packets>},
+    {Shown::frags, "rx frags", "rx_frags", nullptr, queue<&QueueStats::received>},
+    {Shown::whole, "tx", "tx_packets", "tx_pps", queue<&QueueStats::sent>},
+    {Shown::frags, "tx frags", "tx_frags", "tx_frags_pps", queue<&QueueStats::sent>},
+    {Shown::always, nullptr, "refused_descs", nullptr, queue<&QueueStats::refused>},
+    {Shown::frags, nullptr, "invalid_chains", nullptr, queue<&QueueStats::invalid_chains>},
+    {Shown::xdp, "rx dropped", "rx_dropped", nullptr, kernel<&XdpStatistics::rx_dropped>},
+    {Shown::xdp, "rx invalid", "rx_invalid_descs", nullptr,
+     kernel<&XdpStatistics::rx_invalid_descs>},
+    {Shown::xdp, "tx invalid", "tx_invalid_descs", nullptr,
+     kernel<&XdpStatistics::tx_invalid_descs>},
+    {Shown::xdp, "rx queue full", "rx_ring_full", nullptr, kernel<&XdpStatistics::rx_ring_full>},
+    {Shown::xdp, "fill ring empty", "rx_fill_ring_empty_descs", nullptr,
+     kernel<&XdpStatistics::rx_fill_ring_empty_descs>},
+    {Shown::xdp, "tx ring empty", "tx_ring_empty_descs", nullptr,
+     kernel<&XdpStatistics::tx_ring_empty_descs>},
+    {Shown::app, "syscalls", "syscalls", "syscalls_ps", syscalls},
+    {Shown::app, "empty polls", "empty_polls", "empty_polls_ps", queue<&QueueStats::empty_turns>},
+};
+
+bool shown(const XskOptions& o, Shown s) {
+  switch (s) {
+    case Shown::always:
+      return true;
+    case Shown::whole:
+      return !o.frags;
+    case Shown::frags:
+      return o.frags;
+    case Shown::xdp:
+      return o.extra_stats;
+    case Shown::app:
+      return o.app_stats;
   }
+  return false;
 }
 
-XdpStatistics operator+(const XdpStatistics& a, const XdpStatistics& b) {
-  XdpStatistics sum = a;
-  for (const XdpField& f : xdp_fields) sum.*f.member += b.*f.member;
-  return sum;
+// The JSON groups the rows as the text does (packets, then -x, then -a), each group's rates
+// before its totals.
+Shown group(Shown s) { return s == Shown::whole || s == Shown::frags ? Shown::always : s; }
+
+void json_field(std::string& line, const char* key, std::uint64_t value) {
+  line += ",\"";
+  line += key;
+  line += "\":" + std::to_string(value);
+}
+
+// An interval's rows (rates of `delta`, totals of `total`), or the summary's (`summary`: rates
+// of the packet counters only, and the rows only the summary has).
+void json_rows(std::string& line, const XskOptions& o, const QueueStats& delta, double seconds,
+               const QueueStats& total, bool summary) {
+  for (const Shown g : {Shown::always, Shown::xdp, Shown::app}) {
+    const bool rates = !summary || g == Shown::always;
+    for (const Row& r : rows) {
+      if (rates && r.rate_key != nullptr && group(r.shown) == g && shown(o, r.shown)) {
+        json_field(line, r.rate_key, per_second(r.count(delta), seconds));
+      }
+    }
+    for (const Row& r : rows) {
+      if ((summary || r.label != nullptr) && group(r.shown) == g && shown(o, r.shown)) {
+        json_field(line, r.key, r.count(total));
+      }
+    }
+  }
 }
 
 }  // namespace
 
-Reporter::Reporter(const BenchOptions& options, std::string mode, std::FILE* out)
+Reporter::Reporter(const XskOptions& options, std::string mode, std::FILE* out)
     : options_(options), mode_(std::move(mode)), out_(out) {}
 
 void Reporter::print(const SocketLabel& socket, const Sample& delta, const Sample& total) const {
@@ -79,18 +126,7 @@ void Reporter::print(const SocketLabel& socket, const Sample& delta, const Sampl
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, ",\"seconds\":%.3f", s);
     line += seconds;
-    json_fields(line, {{"rx_pps", per_second(rx_packets(delta.app), s)},
-                       {tx_pps_key(), per_second(delta.app.tx, s)},
-                       {"rx_packets", rx_packets(total.app)},
-                       {tx_count_key(), total.app.tx}});
-    if (options_.frags) json_fields(line, {{"rx_frags", total.app.rx}});
-    if (options_.extra_stats) json_xdp(line, total.xdp);
-    if (options_.app_stats) {
-      json_fields(line, {{"syscalls_ps", per_second(delta.app.syscalls, s)},
-                         {"empty_polls_ps", per_second(delta.app.empty_polls, s)},
-                         {"syscalls", total.app.syscalls},
-                         {"empty_polls", total.app.empty_polls}});
-    }
+    json_rows(line, options_, delta.stats, s, total.stats, false);
     std::fprintf(out_, "%s}\n", line.c_str());
     std::fflush(out_);
     return;
@@ -103,24 +139,17 @@ void Reporter::print(const SocketLabel& socket, const Sample& delta, const Sampl
 }
 
 void Reporter::text_rows(const Sample& counted, double seconds, const Sample& total) const {
-  const auto rate = [seconds](std::uint64_t n) { return per_second(n, seconds); };
-  row(out_, "rx", rate(rx_packets(counted.app)), rx_packets(total.app));
-  if (options_.frags) row(out_, "rx frags", rate(counted.app.rx), total.app.rx);
-  row(out_, options_.frags ? "tx frags" : "tx", rate(counted.app.tx), total.app.tx);
-  if (options_.extra_stats) text_xdp(out_, counted.xdp, seconds, total.xdp);
-  if (options_.app_stats) {
-    row(out_, "syscalls", rate(counted.app.syscalls), total.app.syscalls);
-    row(out_, "empty polls", rate(counted.app.empty_polls), total.app.empty_polls);
+  for (const Row& r : rows) {
+    if (r.label != nullptr && shown(options_, r.shown)) {
+      row(out_, r.label, per_second(r.count(counted.stats), seconds), r.count(total.stats));
+    }
   }
 }
 
 void Reporter::summary(const std::vector<Sample>& totals, double seconds,
                        const LedgerTotals& ledger) const {
   Sample sum;
-  for (const Sample& t : totals) {
-    sum.app = sum.app + t.app;
-    sum.xdp = sum.xdp + t.xdp;
-  }
+  for (const Sample& t : totals) sum.stats = sum.stats + t.stats;
   if (options_.json) {
     json_summary(sum, totals.size(), seconds, ledger);
   } else {
@@ -137,27 +166,16 @@ void Reporter::json_summary(const Sample& sum, std::size_t sockets, double secon
   char text[32];
   std::snprintf(text, sizeof text, ",\"seconds\":%.3f", seconds);
   line += text;
-  json_fields(line, {{"sockets", sockets},
-                     {"rx_pps", per_second(rx_packets(sum.app), seconds)},
-                     {tx_pps_key(), per_second(sum.app.tx, seconds)},
-                     {"rx_packets", rx_packets(sum.app)},
-                     {tx_count_key(), sum.app.tx},
-                     {"refused_descs", sum.app.refused}});
-  if (options_.frags) {
-    json_fields(line, {{"rx_frags", sum.app.rx}, {"invalid_chains", sum.app.invalid_chains}});
-  }
-  if (options_.extra_stats) json_xdp(line, sum.xdp);
-  if (options_.app_stats) {
-    json_fields(line, {{"syscalls", sum.app.syscalls}, {"empty_polls", sum.app.empty_polls}});
-  }
+  json_field(line, "sockets", sockets);
+  json_rows(line, options_, sum.stats, seconds, sum.stats, true);
   line += ledger.enabled ? ",\"ledger\":true" : ",\"ledger\":false";
   if (ledger.enabled) {
-    json_fields(line, {{"ledger_errors", ledger.errors},
-                       {"frames", ledger.frames},
-                       {"frames_free", ledger.free},
-                       {"frames_fill", ledger.fill},
-                       {"frames_application", ledger.application},
-                       {"frames_tx", ledger.tx}});
+    json_field(line, "ledger_errors", ledger.errors);
+    json_field(line, "frames", ledger.frames);
+    json_field(line, "frames_free", ledger.free);
+    json_field(line, "frames_fill", ledger.fill);
+    json_field(line, "frames_application", ledger.application);
+    json_field(line, "frames_tx", ledger.tx);
   }
   std::fprintf(out_, "%s}\n", line.c_str());
 }
@@ -169,13 +187,13 @@ void Reporter::text_summary(const Sample& sum, std::size_t sockets, double secon
                sockets, seconds);
   std::fprintf(out_, "%-18s%-17s%s\n", "", "pps (average)", "pkts");
   text_rows(sum, seconds, sum);
-  if (sum.app.invalid_chains != 0) {
+  if (sum.stats.invalid_chains != 0) {
     std::fprintf(out_, "%-18s%s rx chain(s) longer than 18 descriptors or with a refused one\n",
-                 "invalid chains", thousands(sum.app.invalid_chains).c_str());
+                 "invalid chains", thousands(sum.stats.invalid_chains).c_str());
   }
-  if (sum.app.refused != 0) {
+  if (sum.stats.refused != 0) {
     std::fprintf(out_, "%-18s%s rx descriptor(s) outside the UMEM, refused\n", "refused",
-                 thousands(sum.app.refused).c_str());
+                 thousands(sum.stats.refused).c_str());
   }
   if (ledger.enabled) {
     std::fprintf(out_, "%-18s%s error(s); of %s frames: %s free, %s fill, %s application, %s tx\n",

@@ -1,4 +1,4 @@
-#include "demo/child.hpp"
+#include "common/child.hpp"
 
 #include <afxdp/error.hpp>
 

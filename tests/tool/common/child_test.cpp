@@ -1,5 +1,5 @@
-// Child (tools/afxdp/demo/child.hpp): what a child printed is all read, however it is waited for.
-#include "demo/child.hpp"
+// Child (tools/afxdp/common/child.hpp): what a child printed is all read, however it is waited for.
+#include "common/child.hpp"
 
 #include <gtest/gtest.h>
 
