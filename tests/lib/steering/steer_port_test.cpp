@@ -83,7 +83,8 @@ std::uint64_t xdp_statistic(const std::string& interface, std::string_view suffi
   sset->sset_mask = 1ULL << ETH_SS_STATS;
   ethtool(sset);
   const std::uint32_t count = info.back();
-  std::vector<std::uint64_t> names((sizeof(ethtool_gstrings) + count * ETH_GSTRING_LEN) / 8 + 1);
+  std::vector<std::uint64_t> names(
+      (sizeof(ethtool_gstrings) + std::size_t{count} * ETH_GSTRING_LEN) / 8 + 1);
   auto* strings = reinterpret_cast<ethtool_gstrings*>(names.data());
   strings->cmd = ETHTOOL_GSTRINGS;
   strings->string_set = ETH_SS_STATS;
@@ -97,7 +98,8 @@ std::uint64_t xdp_statistic(const std::string& interface, std::string_view suffi
   ::close(fd);
   std::uint64_t sum = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
-    const auto* name = reinterpret_cast<const char*>(strings->data + i * ETH_GSTRING_LEN);
+    const auto* name =
+        reinterpret_cast<const char*>(strings->data + std::size_t{i} * ETH_GSTRING_LEN);
     const std::string_view n(name, ::strnlen(name, ETH_GSTRING_LEN));
     if (n.ends_with(suffix)) sum += stats->data[i];
   }
