@@ -148,7 +148,8 @@ void attach_programs(Port::State& s, const std::vector<std::string>& interfaces)
                                   .mode = s.config.attach,
                                   .fallback = s.config.unbound_queues,
                                   .replace = s.config.replace_program,
-                                  .frags = s.config.multi_buffer};
+                                  .frags = s.config.multi_buffer,
+                                  .attach = false};
     auto program = own.object == nullptr ? std::make_unique<XskProgram>(config)
                                          : std::make_unique<XskProgram>(XskProgram::from_object(
                                                own.object, own.name, own.xskmap, config));
@@ -160,6 +161,9 @@ void attach_programs(Port::State& s, const std::vector<std::string>& interfaces)
       Queue& q = s.queues.span()[i];
       program->insert(q.id(), q.fd());
     }
+    // Only now: attached earlier, a frame for a queue whose socket is not in the map yet (or
+    // that no rule matched yet) would go to the kernel, which answers UDP with port unreachable.
+    program->attach();
     s.programs.push_back(std::move(program));
   }
 }

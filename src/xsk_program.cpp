@@ -27,9 +27,10 @@ using Skeleton = std::unique_ptr<xsk_redirect, SkeletonDeleter>;
 struct XskProgram::State {
   XskProgramConfig config;
   unsigned ifindex = 0;
-  Skeleton skeleton;                         // the embedded program; empty for an application's own
-  UniqueFd map;                              // our own reference to the XSKMAP, whoever loaded it
-  int program_fd = -1;                       // the embedded program's (the skeleton owns it)
+  Skeleton skeleton;     // the embedded program; empty for an application's own
+  UniqueFd map;          // our own reference to the XSKMAP, whoever loaded it
+  int program_fd = -1;   // the embedded program's (the skeleton owns it)
+  UniqueFd own_program;  // our own reference to an application's program, attached or not
   std::optional<detail::SteerTables> steer;  // the embedded program's
   std::optional<XdpLink> link;
 };
@@ -42,7 +43,7 @@ UniqueFd duplicate(int fd, const std::string& what) {
   return UniqueFd::adopt(copy, "dup");
 }
 
-XdpLink attach(const XskProgramConfig& config, int prog_fd) {
+XdpLink link_program(const XskProgramConfig& config, int prog_fd) {
   return XdpLink(config.interface, prog_fd, {.mode = config.mode, .replace = config.replace});
 }
 
@@ -86,7 +87,7 @@ XskProgram::XskProgram(const XskProgramConfig& config) : state_(std::make_unique
                                 .filter = &s.skeleton->bss->steer_filter,
                                 .ports = &s.skeleton->bss->steer_ports};
   s.program_fd = bpf_program__fd(chosen);
-  if (config.attach) s.link.emplace(attach(config, s.program_fd));
+  if (config.attach) s.link.emplace(link_program(config, s.program_fd));
 }
 
 XskProgram::XskProgram(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -114,7 +115,8 @@ XskProgram XskProgram::from_object(bpf_object* object, std::string_view program,
     throw_errno(errno, "bpf: load object '" + object_name + "'");
   }
   state->map = duplicate(bpf_map__fd(map), "XSKMAP '" + map_name + "'");
-  state->link.emplace(attach(config, bpf_program__fd(prog)));
+  state->own_program = duplicate(bpf_program__fd(prog), "program '" + program_name + "'");
+  if (config.attach) state->link.emplace(link_program(config, state->own_program.get()));
   return XskProgram(std::move(state));
 }
 
@@ -133,6 +135,12 @@ void XskProgram::insert(std::uint32_t queue, int socket_fd) {
 void XskProgram::erase(std::uint32_t queue) {
   const int map_fd = state_->map.get();
   bpf_map_delete_elem(map_fd, &queue);
+}
+
+void XskProgram::attach() {
+  State& s = *state_;
+  if (s.link) throw std::logic_error("XskProgram::attach: attached already");
+  s.link.emplace(link_program(s.config, s.program_fd >= 0 ? s.program_fd : s.own_program.get()));
 }
 
 unsigned XskProgram::ifindex() const noexcept { return state_->ifindex; }

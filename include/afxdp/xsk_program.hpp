@@ -30,8 +30,9 @@ struct XskProgramConfig {
   // Load the frags-capable variant (SEC("xdp.frags")), for multi-buffer sockets (XDP_USE_SG) and
   // MTUs larger than a page. Embedded program only.
   bool frags = false;
-  // false: load the program without attaching it (BPF_PROG_TEST_RUN, benchmarks); `interface`
-  // may then be empty. Embedded program only.
+  // false: load the program without attaching it (BPF_PROG_TEST_RUN, benchmarks, or to fill the
+  // XSKMAP and rules first and attach() after); `interface` may then be empty unless attach()
+  // follows.
   bool attach = true;
 };
 
@@ -45,8 +46,9 @@ class XskProgram {
 
   // The application's own program: `program` of `object` (opened or loaded; loaded here if only
   // opened), with `xskmap` the XSKMAP that insert/erase fill, keyed as the program reads it.
-  // Attached through a bpf_link owned by the result, like the embedded program; the result keeps
-  // its own references to the program and the map, so `object` may be closed afterwards.
+  // Attached through a bpf_link owned by the result (unless config.attach is false), like the
+  // embedded program; the result keeps its own references to the program and the map, so
+  // `object` may be closed afterwards.
   // A missing program or map, a program not of type XDP or a map not an XSKMAP: one
   // std::invalid_argument naming the object, the program and the map, and nothing attached.
   static XskProgram from_object(bpf_object* object, std::string_view program,
@@ -58,6 +60,10 @@ class XskProgram {
   // Send frames of rx queue `queue` to the socket `socket_fd`.
   void insert(std::uint32_t queue, int socket_fd);
   void erase(std::uint32_t queue);
+  // Attach one made with config.attach false, through a bpf_link as the constructor would: once
+  // its XSKMAP (and rules) are filled, so no frame meets it with nowhere to go. Attached already:
+  // std::logic_error.
+  void attach();
 
   [[nodiscard]] unsigned ifindex() const noexcept;
   [[nodiscard]] std::uint32_t program_id() const noexcept;

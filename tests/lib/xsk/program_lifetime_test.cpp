@@ -9,6 +9,7 @@
 #include <chrono>
 #include <csignal>
 #include <poll.h>
+#include <stdexcept>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -80,6 +81,21 @@ TEST(ProgramLifetime, DestructorDetaches) {
     EXPECT_NE(program.program_id(), 0U);
   }
   EXPECT_EQ(afxdp::attached_xdp_program(ifindex), 0U);
+}
+
+// Made with attach = false, the program is attached only by attach(), once; Port::open relies on
+// it to fill the XSKMAP and rules first.
+TEST(ProgramLifetime, AttachedOnlyByAttachAndOnlyOnce) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const unsigned ifindex = afxdp::interface_index(veth.b());
+  afxdp::XskProgram program({.interface = veth.b(), .attach = false});
+  EXPECT_EQ(afxdp::attached_xdp_program(ifindex), 0U);
+  EXPECT_EQ(program.program_id(), 0U);
+  program.attach();
+  EXPECT_NE(afxdp::attached_xdp_program(ifindex), 0U);
+  EXPECT_EQ(program.program_id(), afxdp::attached_xdp_program(ifindex));
+  EXPECT_THROW(program.attach(), std::logic_error);
 }
 
 }  // namespace

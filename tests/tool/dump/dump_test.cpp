@@ -135,14 +135,14 @@ TEST_F(Dump, AFailedSetUpLeavesAnExistingCaptureAlone) {
 // Ctrl-C did nothing. Now nothing is attached while it waits, and SIGINT ends it.
 TEST_F(Dump, AFifoWithoutAReaderWaitsWithNothingAttachedAndSigintEndsIt) {
   ASSERT_EQ(::mkfifo(path_.c_str(), 0600), 0);
-  // Started as from a shell, SIGINT not held: dump opens a FIFO before it takes the signals over,
-  // so a parent that holds them (start_tool's default) would keep this one pending.
-  afxdp::test::Child tool({"dump", "-i", veth_->b(), "-w", path_}, AFXDP_TOOL_PATH, {},
-                          afxdp::test::Child::OnTimeout::kill, afxdp::test::Child::Signals::open);
+  // Started with SIGINT and SIGTERM held, as start_tool and afxdp-demo start it: dump must take
+  // them over before open() blocks, or the SIGINT stays pending for good.
+  afxdp::test::Child tool = afxdp::test::start_tool({"dump", "-i", veth_->b(), "-w", path_});
   std::this_thread::sleep_for(500ms);  // long enough to have attached, had it gone on
   EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth_->b())), 0U);
   tool.signal(SIGINT);
-  EXPECT_TRUE(tool.exited(3000)) << "SIGINT did not end it within 3 s";  // else killed when done
+  ASSERT_TRUE(tool.exited(3000)) << "SIGINT did not end it within 3 s";  // else killed when done
+  EXPECT_EQ(tool.wait(1000), 0) << tool.err();
 }
 
 // ... and `-w -` into a reader that goes away: the summary and one error line, an ordinary

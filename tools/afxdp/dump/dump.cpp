@@ -117,7 +117,7 @@ Subcommand add_dump_subcommand(CLI::App& parent) {
 namespace {
 
 // Standard output or a FIFO: opened before the port (a FIFO blocks until a reader comes, and
-// meanwhile nothing is attached and SIGINT still ends the process). A regular file is created
+// meanwhile nothing is attached and SIGINT ends the wait). A regular file is created
 // only once the port is open, so a set-up that fails leaves an existing capture as it was.
 bool opens_before_port(const std::string& file) {
   struct stat st {};
@@ -146,10 +146,20 @@ int run_dump(const DumpOptions& o) {
   // A reader that goes away is a write error (EPIPE), reported with the summary, not a silent
   // death by SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
-  std::optional<PcapWriter> writer;
-  if (opens_before_port(o.file)) writer.emplace(o.file);
-  // From here SIGINT/SIGTERM end the capture, which then closes the file.
+  // From here SIGINT/SIGTERM end the capture, which then closes the file; taken over before a
+  // FIFO's open() blocks, so that one held pending by our parent (or sent while no reader comes)
+  // interrupts it (EINTR) instead of staying blocked with it.
   const SignalStop signals;
+  std::optional<PcapWriter> writer;
+  if (opens_before_port(o.file)) {
+    try {
+      if (signals.requested()) return 0;
+      writer.emplace(o.file);
+    } catch (const std::runtime_error&) {
+      if (signals.requested()) return 0;  // stopped while waiting for a reader: nothing to say
+      throw;
+    }
+  }
   Port port = open_port(o);
   if (!writer) writer.emplace(o.file);
   Queue& queue = port.queues().front();
