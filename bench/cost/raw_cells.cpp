@@ -1,6 +1,6 @@
 // The raw-ring examples' loops (examples/raw/minimal_rx.cpp's receive_batch, echo_rings.cpp's
 // serve) written again over the Loopback's rings: the same ring verbs in the same order, with
-// Umem's inline address arithmetic (RawUmem below computes it the way Umem does). Only the
+// Umem's inline address arithmetic (UmemView, as Umem computes it). Only the
 // loop's turn is counted.
 #include "cells.hpp"
 #include "meter.hpp"
@@ -12,36 +12,15 @@
 namespace afxdp::cost {
 namespace {
 
-// Umem's inline helpers (resolve, contains, chunk_of, packet) over the Loopback's area.
-class RawUmem {
- public:
-  explicit RawUmem(const testing::Loopback::Rings& r)
-      : area_(r.area),
-        size_(r.umem_size),
-        config_{.frame_count = static_cast<std::uint32_t>(r.umem_size / r.frame_size),
-                .frame_size = r.frame_size} {}
-  [[nodiscard]] const UmemConfig& config() const noexcept { return config_; }
-  [[nodiscard]] std::uint64_t resolve(std::uint64_t addr) const noexcept {
-    return resolve_address(addr, config_.unaligned_chunks);
-  }
-  [[nodiscard]] std::span<std::byte> packet(const xdp_desc& d) const noexcept {
-    return {area_ + resolve(d.addr), d.len};
-  }
-  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t addr) const noexcept {
-    return addr & chunk_mask(config_);
-  }
-  [[nodiscard]] bool contains(std::uint64_t addr, std::uint32_t len) const noexcept {
-    return area_contains(size_, addr, len);
-  }
-
- private:
-  std::byte* area_;
-  std::uint64_t size_;
-  UmemConfig config_;
-};
+// Umem's inline address arithmetic over the Loopback's area.
+UmemView raw_umem(const testing::Loopback::Rings& r) {
+  return {r.area, r.umem_size,
+          UmemConfig{.frame_count = static_cast<std::uint32_t>(r.umem_size / r.frame_size),
+                     .frame_size = r.frame_size}};
+}
 
 // minimal_rx's receive_batch without its handler (the test-frame check).
-std::uint32_t receive_batch(const testing::Loopback::Rings& r, const RawUmem& umem,
+std::uint32_t receive_batch(const testing::Loopback::Rings& r, const UmemView& umem,
                             std::uint64_t& wakeups) {
   FillRing& fill = *r.fill;
   RxRing& rx = *r.rx;
@@ -71,7 +50,7 @@ enum class RawVerdict { drop, transmit };
 
 // echo_rings' serve<Handler>: completions to fill, rx to tx (or fill), kick while tx holds any.
 template <class Handler>
-std::uint32_t serve(testing::Loopback& lb, const testing::Loopback::Rings& r, const RawUmem& umem,
+std::uint32_t serve(testing::Loopback& lb, const testing::Loopback::Rings& r, const UmemView& umem,
                     Handler handler) {
   FillRing& fill = *r.fill;
   TxRing& tx = *r.tx;
@@ -122,7 +101,7 @@ std::uint32_t serve(testing::Loopback& lb, const testing::Loopback::Rings& r, co
 void rxdrop_cell(const Run& run) {
   testing::Loopback lb(loopback_config());
   const testing::Loopback::Rings r = lb.rings(0);
-  const RawUmem umem(r);
+  const UmemView umem = raw_umem(r);
   const auto packet = test_packet();
   std::uint64_t wakeups = 0;
   Meter m("raw.rxdrop", run);
@@ -138,7 +117,7 @@ template <class Handler>
 void echo_cell(const std::string& name, const Run& run, Handler handler) {
   testing::Loopback lb(loopback_config());
   const testing::Loopback::Rings r = lb.rings(0);
-  const RawUmem umem(r);
+  const UmemView umem = raw_umem(r);
   const auto packet = test_packet();
   Meter m(name, run);
   m.run(

@@ -74,6 +74,40 @@ constexpr std::uint64_t chunk_mask(const UmemConfig& config) noexcept {
                                  : ~(std::uint64_t{config.frame_size} - 1);
 }
 
+// The address arithmetic of a UMEM area, over any memory laid out as one: Umem's own area, or
+// one a test or benchmark maps (testing::Loopback's). Copyable; owns nothing.
+class UmemView {
+ public:
+  UmemView(std::byte* area, std::uint64_t size, const UmemConfig& config) noexcept
+      : area_(area), size_(size), config_(config) {}
+  [[nodiscard]] const UmemConfig& config() const noexcept { return config_; }
+  [[nodiscard]] std::byte* data(std::uint64_t addr) const noexcept { return area_ + addr; }
+  [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+  // The area offset a descriptor's address stands for. In unaligned-chunk mode the kernel puts
+  // the offset of the data within its chunk in the upper 16 bits (XSK_UNALIGNED_BUF_OFFSET_SHIFT).
+  [[nodiscard]] std::uint64_t resolve(std::uint64_t addr) const noexcept {
+    return resolve_address(addr, config_.unaligned_chunks);
+  }
+  // The bytes a descriptor names, in either mode. Unchecked: for a descriptor from the kernel,
+  // ask contains(resolve(desc.addr), desc.len) first.
+  [[nodiscard]] std::span<std::byte> packet(const xdp_desc& desc) const noexcept {
+    return {data(resolve(desc.addr)), desc.len};
+  }
+  // The fill-ring address of the chunk that holds `addr` (an rx or completion address).
+  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t addr) const noexcept {
+    return addr & chunk_mask(config_);
+  }
+  // Does [addr, addr+len) lie inside the area? For descriptors from the kernel (never trusted).
+  [[nodiscard]] bool contains(std::uint64_t addr, std::uint32_t len) const noexcept {
+    return area_contains(size_, addr, len);
+  }
+
+ private:
+  std::byte* area_;
+  std::uint64_t size_;
+  UmemConfig config_;
+};
+
 // A ring's mapping together with the ring built over it.
 template <class Ring>
 struct MappedRing {
@@ -92,25 +126,21 @@ class Umem {
 
   [[nodiscard]] const UmemConfig& config() const noexcept { return config_; }
   [[nodiscard]] std::span<std::byte> area() const noexcept { return {area_.bytes(), area_.size()}; }
-  [[nodiscard]] std::byte* data(std::uint64_t addr) const noexcept { return area_.bytes() + addr; }
+  // The area's address arithmetic (resolve, packet, chunk_of, contains): see UmemView.
+  [[nodiscard]] UmemView view() const noexcept { return {area_.bytes(), area_.size(), config_}; }
+  [[nodiscard]] std::byte* data(std::uint64_t addr) const noexcept { return view().data(addr); }
   [[nodiscard]] std::uint64_t size() const noexcept { return area_.size(); }
-  // The area offset a descriptor's address stands for. In unaligned-chunk mode the kernel puts
-  // the offset of the data within its chunk in the upper 16 bits (XSK_UNALIGNED_BUF_OFFSET_SHIFT).
   [[nodiscard]] std::uint64_t resolve(std::uint64_t addr) const noexcept {
-    return resolve_address(addr, config_.unaligned_chunks);
+    return view().resolve(addr);
   }
-  // The bytes a descriptor names, in either mode. Unchecked: for a descriptor from the kernel,
-  // ask contains(resolve(desc.addr), desc.len) first.
   [[nodiscard]] std::span<std::byte> packet(const xdp_desc& desc) const noexcept {
-    return {data(resolve(desc.addr)), desc.len};
+    return view().packet(desc);
   }
-  // The fill-ring address of the chunk that holds `addr` (an rx or completion address).
   [[nodiscard]] std::uint64_t chunk_of(std::uint64_t addr) const noexcept {
-    return addr & chunk_mask(config_);
+    return view().chunk_of(addr);
   }
-  // Does [addr, addr+len) lie inside the area? For descriptors from the kernel (never trusted).
   [[nodiscard]] bool contains(std::uint64_t addr, std::uint32_t len) const noexcept {
-    return area_contains(area_.size(), addr, len);
+    return view().contains(addr, len);
   }
 
   FillRing& fill() noexcept { return fill_.ring; }

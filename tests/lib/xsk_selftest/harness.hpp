@@ -80,30 +80,8 @@ struct LinkSetup {
   std::uint32_t xskmap_entries = 0;  // the redirect programs' XSKMAPs; 0: the queue count
 };
 
-// What the harness needs of a UMEM: its configuration and bytes, with Umem's address arithmetic
-// (over a Umem, or over a Loopback queue's area).
-class UmemView {
- public:
-  UmemView(std::byte* area, std::uint64_t size, const UmemConfig& config) noexcept
-      : area_(area), size_(size), config_(config) {}
-  [[nodiscard]] const UmemConfig& config() const noexcept { return config_; }
-  [[nodiscard]] std::byte* data(std::uint64_t addr) const noexcept { return area_ + addr; }
-  [[nodiscard]] std::uint64_t resolve(std::uint64_t addr) const noexcept {
-    return resolve_address(addr, config_.unaligned_chunks);
-  }
-  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t addr) const noexcept {
-    return addr & chunk_mask(config_);
-  }
-  [[nodiscard]] bool contains(std::uint64_t addr, std::uint32_t len) const noexcept {
-    return area_contains(size_, addr, len);
-  }
-
- private:
-  std::byte* area_;
-  std::uint64_t size_;
-  UmemConfig config_;
-};
-
+// What the harness needs of a UMEM is afxdp::UmemView (umem.hpp): over a Umem (Umem::view()), or
+// over a Loopback queue's area.
 // One end as the cases drive it: an AF_XDP socket's four rings and its UMEM, and the kernel's
 // cold calls (sendto, recvfrom, poll, XDP_STATISTICS). On veth a Socket answers them; on the
 // Loopback a queue does (socket_endpoint, Ends).
