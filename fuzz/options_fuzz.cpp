@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   CLI::App app{"afxdp", "afxdp"};
   app.require_subcommand(1);
-  const auto commands = afxdp::tool::add_all_commands(app);
+  const auto subcommands = afxdp::tool::add_all_subcommands(app);
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::Error&) {
