@@ -80,14 +80,16 @@ class Queue {
   // for each: send_back goes out of this queue's tx ring, drop back to receiving. serve(h) is
   // forward(*this, h), so Verdict::forward goes out of this queue too. Returns how many frames
   // were taken off rx.
+  // (Always inlined, as forward(): the handler's call belongs in the caller's loop.)
   template <FrameHandler Handler>
-  std::uint32_t serve(Handler&& handler, std::uint32_t max = default_batch);
+  [[gnu::always_inline]] std::uint32_t serve(Handler&& handler, std::uint32_t max = default_batch);
 
   // As serve, but Verdict::forward goes out of `out`'s tx ring. Frames completed there come
   // back to this queue. Both queues belong to the calling thread. Without a UMEM shared with
   // `out` (Port::open_pair shares one) each forwarded frame is copied into one of out's.
   template <FrameHandler Handler>
-  std::uint32_t forward(Queue& out, Handler&& handler, std::uint32_t max = default_batch);
+  [[gnu::always_inline]] std::uint32_t forward(Queue& out, Handler&& handler,
+                                               std::uint32_t max = default_batch);
 
   // Multi-buffer (PortConfig::multi_buffer): as receive and serve, per whole packet. A packet is
   // the chain of descriptors the kernel wrote it into (a frame of its own when it fits one).
@@ -302,11 +304,13 @@ class Queue {
   // frame kept, the fill ring has no room for all, or the reader threw.
   void recycle_unkept(std::uint32_t taken) noexcept;
   // forward()'s loop, as serve_batch, with n slots reserved on out's tx ring.
+  // Always inlined into the verb, so that the handler's call sits in the caller's code (the
+  // disassembly check reads the verb's caller for indirect branches).
   template <bool Unaligned, class Handler>
-  std::uint32_t forward_batch(Queue& out, Handler& handler, std::uint32_t n);
+  [[gnu::always_inline]] std::uint32_t forward_batch(Queue& out, Handler& handler, std::uint32_t n);
   // serve()'s loop over n peeked descriptors with n tx slots reserved, one per UMEM mode.
   template <bool Unaligned, class Handler>
-  std::uint32_t serve_batch(Handler& handler, std::uint32_t n);
+  [[gnu::always_inline]] std::uint32_t serve_batch(Handler& handler, std::uint32_t n);
   // serve()'s batch published: n taken off rx (taken of them this queue's frames), the first
   // `sent` tx slots submitted, the rest cancelled, `dropped` frames in chunks_ recycled.
   void finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent,

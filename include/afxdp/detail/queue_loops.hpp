@@ -162,7 +162,7 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
 }
 
 template <FrameHandler Handler>
-std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
+inline std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
   require(frame_rx | tx_ability, "serve");
   std::uint32_t n = begin_rx(max);
   if (n == 0) return 0;
@@ -174,7 +174,7 @@ std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
 }
 
 template <bool Unaligned, class Handler>
-std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
+inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
   const detail::FrameGeometry g = geo_;
   const RingWindow<const xdp_desc> rx = rx_->peeked();
   const RingWindow<xdp_desc> tx = tx_->reserved();
@@ -232,7 +232,7 @@ inline void Queue::finish_serve(std::uint32_t n, std::uint32_t taken, std::uint3
 }
 
 template <FrameHandler Handler>
-std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
+inline std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
   if (&out == this) return serve(handler, max);
   require(frame_rx, "forward");
   out.require(tx_ability, "forward");
@@ -250,7 +250,7 @@ std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
 }
 
 template <bool Unaligned, class Handler>
-std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uint32_t n) {
+inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uint32_t n) {
   const detail::FrameGeometry g = geo_;
   const RingWindow<xdp_desc> out_tx = out.tx_->reserved();
   std::uint8_t* const on_tx = on_tx_.data();
