@@ -28,7 +28,6 @@ Queue::Queue(const detail::QueueSetup& s)
       geo_{.area = s.area,
            .chunk_mask = s.unaligned ? std::uint64_t{XSK_UNALIGNED_BUF_ADDR_MASK}
                                      : ~(std::uint64_t{s.frame_size} - 1),
-           .offset_mask = s.unaligned ? 0 : std::uint64_t{s.frame_size} - 1,
            .first = s.first,
            .span = std::uint64_t{s.frames} * s.frame_size,
            .frame_size = s.frame_size,

@@ -203,9 +203,6 @@ class Queue {
   [[nodiscard]] std::uint64_t chunk_of(std::uint64_t address) const noexcept {
     return geo_.chunk(address);
   }
-  [[nodiscard]] bool mine(std::uint64_t chunk) const noexcept {
-    return chunk - geo_.first < geo_.span;
-  }
   void record(std::uint64_t chunk, FramePlace from, FramePlace to) {
     if constexpr (FrameLedger::enabled) ledger_.move(chunk - geo_.first, from, to);
   }

@@ -12,10 +12,9 @@ namespace afxdp::detail {
 
 struct FrameGeometry {
   std::byte* area = nullptr;
-  std::uint64_t chunk_mask = 0;   // address -> the frame's start (its chunk)
-  std::uint64_t offset_mask = 0;  // address -> offset in the frame when aligned; 0 unaligned
-  std::uint64_t first = 0;        // the queue's first frame
-  std::uint64_t span = 0;         // frames * frame_size
+  std::uint64_t chunk_mask = 0;  // address -> the frame's start (its chunk)
+  std::uint64_t first = 0;       // the queue's first frame
+  std::uint64_t span = 0;        // frames * frame_size
   std::uint32_t frame_size = 0;
   // log2(frame_size), rounded down: frame starts that far apart have distinct indices, also when
   // unaligned chunks make the size no power of two (then up to twice as many indices as frames).
@@ -25,14 +24,9 @@ struct FrameGeometry {
   [[nodiscard]] std::uint64_t chunk(std::uint64_t address) const noexcept {
     return address & chunk_mask;
   }
-  // The packet's offset in its frame: aligned, the address's low bits; unaligned, the upper 16
-  // bits (XSK_UNALIGNED_BUF_OFFSET_SHIFT). The general form serves both; an aligned address
-  // with upper bits set has a chunk() that owns() refuses.
-  [[nodiscard]] std::uint64_t offset(std::uint64_t address) const noexcept {
-    return (address >> XSK_UNALIGNED_BUF_OFFSET_SHIFT) + (address & offset_mask);
-  }
-  // The same for a loop that knows the mode (a constant, so the other form's work folds away):
-  // aligned, what the chunk's mask left out of the address.
+  // The packet's offset in its frame: unaligned, the address's upper 16 bits
+  // (XSK_UNALIGNED_BUF_OFFSET_SHIFT); aligned, what the chunk's mask left out of the address (an
+  // aligned address with upper bits set has a chunk that owns_as() refuses).
   template <bool Unaligned>
   [[nodiscard]] std::uint64_t offset_in(std::uint64_t address, std::uint64_t chunk) const noexcept {
     if constexpr (Unaligned) return address >> XSK_UNALIGNED_BUF_OFFSET_SHIFT;
