@@ -157,15 +157,6 @@ std::vector<std::uint32_t> run_kernel_table(Ends& ends, Backend backend,
   return receiver.fragments_by_packet();
 }
 
-// As the kernel's test: the sysctl, or 17 (MAX_SKB_FRAGS' default) where it cannot be read (in a
-// network namespace other than the first, net.core.max_skb_frags is not there).
-std::uint32_t max_skb_frags() {
-  std::ifstream file("/proc/sys/net/core/max_skb_frags");
-  std::uint32_t n = 0;
-  if (!(file >> n) || n == 0) n = 17;
-  return n;
-}
-
 // testapp_too_many_frags: a packet of exactly max_skb_frags + 1 descriptors (the limit in copy
 // mode) is sent; one as long whose last descriptor still says "continues" is dropped whole.
 TEST_P(Conformance, TOO_MANY_FRAGS) {

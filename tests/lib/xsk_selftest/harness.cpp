@@ -35,7 +35,22 @@ std::string describe(const xdp_desc& desc) {
   return "addr " + std::to_string(desc.addr) + " len " + std::to_string(desc.len);
 }
 
+// A number from a sysctl or sysfs file, or `otherwise` where there is none (or 0).
+std::uint32_t read_number(const char* path, std::uint32_t otherwise) {
+  std::ifstream file(path);
+  std::uint32_t n = 0;
+  return file >> n && n != 0 ? n : otherwise;
+}
+
 }  // namespace
+
+std::uint32_t max_skb_frags() { return read_number("/proc/sys/net/core/max_skb_frags", 17); }
+
+std::uint32_t umem_tailroom() {
+  const std::uint32_t line =
+      read_number("/sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size", 64);
+  return (48 + max_skb_frags() * 16 + line - 1) / line * line;
+}
 
 std::vector<Mode> all_modes() {
   return {{"skb", AttachMode::skb, BindMode::skb, false},

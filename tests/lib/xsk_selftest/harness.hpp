@@ -35,6 +35,13 @@ inline constexpr std::uint32_t default_frames = 1024;      // DEFAULT_UMEM_BUFFE
 inline constexpr std::uint32_t batch = 64;                 // DEFAULT_BATCH_SIZE
 inline constexpr std::uint32_t tx_budget = 32;             // MAX_TX_BUDGET_DEFAULT
 inline constexpr std::uint32_t max_jumbo = 9000;           // MAX_ETH_JUMBO_SIZE
+
+// As the kernel's test reads them: net.core.max_skb_frags, or 17 (MAX_SKB_FRAGS' default) where it
+// cannot be read (in a network namespace other than the first it is not there).
+std::uint32_t max_skb_frags();
+// The room the kernel keeps at the end of each chunk for skb_shared_info (umem_tailroom in the
+// kernel's test): its 48 bytes before the frags array, 16 a fragment, to a cache line.
+std::uint32_t umem_tailroom();
 // veth's per-queue ring (VETH_RING_SIZE in drivers/net/veth.c): frames between the sending end's
 // transmit and the receiving end's NAPI. On a device without a qdisc veth drops what does not fit.
 inline constexpr std::uint32_t veth_ring = 256;

@@ -7,17 +7,18 @@ namespace afxdp::conformance {
 namespace {
 
 // Every other packet too large for the room the receiver's headroom leaves: dropped and counted
-// in rx_dropped. The kernel's case uses headroom frame - 256 - 192 with 256-byte frames; kernels
-// with a315e022 (2026, this one) refuse a headroom above frame - 256 - 320 - 128, so this uses
-// that largest headroom and frames 64 bytes too large for what it leaves.
+// in rx_dropped. The kernel's set-up since 62838e36 (2026), which followed a315e022 (XDP_UMEM_REG
+// keeps the tailroom and 128 bytes free): headroom frame - 256 - 128 - tailroom, packets of
+// 192 + tailroom bytes, 64 more than that leaves.
 TEST_P(Conformance, STAT_RX_DROPPED) {
   AFXDP_REQUIRE_BACKEND();
-  const std::uint32_t headroom = 4096 - xdp_packet_headroom - 320 - 128;
-  const std::uint32_t room = 4096 - xdp_packet_headroom - headroom;
+  const std::uint32_t tailroom = umem_tailroom();
+  const std::uint32_t headroom =
+      LinkSetup{}.frame_size - xdp_packet_headroom - min_packet * 2 - tailroom;
   const LinkSetup setup{.rx_headroom = headroom};
   Ends ends(GetParam(), setup);
   auto stream = uniform_stream(default_packets, min_packet);
-  for (std::size_t i = 1; i < stream.size(); i += 2) stream[i].len = room + min_packet;
+  for (std::size_t i = 1; i < stream.size(); i += 2) stream[i].len = min_packet * 3 + tailroom;
   Sender sender = sender_on(ends.a(), ends.b(), stream, setup);
   Receiver receiver = receiver_on(ends.b(), setup);
   receiver.lend();
