@@ -7,8 +7,13 @@
 
 namespace afxdp::tool {
 
+const char* demo_name(LatencyReflector reflector) {
+  constexpr const char* names[] = {"afxdp", "udp", "xdpsock"};
+  return names[static_cast<int>(reflector)];
+}
+
 namespace {
-LatencyRow row(const char* reflector, const char* wait, double spin_us = 0) {
+LatencyRow row(LatencyReflector reflector, LatencyWait wait, double spin_us = 0) {
   LatencyRow r;
   r.reflector = reflector;
   r.wait = wait;
@@ -18,20 +23,22 @@ LatencyRow row(const char* reflector, const char* wait, double spin_us = 0) {
 }  // namespace
 
 std::vector<LatencyRow> demo_latency_rows(bool xdpsock) {
-  std::vector<LatencyRow> rows{row("afxdp", "spin"), row("afxdp", "poll"),
-                               row("afxdp", "poll", demo_latency_spin_us),
-                               row("afxdp", "busy-poll"), row("udp", "poll")};
+  const auto ours = LatencyReflector::afxdp;
+  std::vector<LatencyRow> rows{row(ours, LatencyWait::spin), row(ours, LatencyWait::poll),
+                               row(ours, LatencyWait::poll, demo_latency_spin_us),
+                               row(ours, LatencyWait::busy_poll),
+                               row(LatencyReflector::udp, LatencyWait::poll)};
   if (xdpsock) {
-    rows.push_back(row("xdpsock", "spin"));
-    rows.push_back(row("xdpsock", "poll"));
+    rows.push_back(row(LatencyReflector::xdpsock, LatencyWait::spin));
+    rows.push_back(row(LatencyReflector::xdpsock, LatencyWait::poll));
   }
   return rows;
 }
 
 std::string latency_row_name(const LatencyRow& row) {
-  const std::string wait = row.wait == "poll" ? "poll()" : row.wait;
-  if (row.reflector == "udp") return "kernel UDP socket, " + wait;
-  std::string name = row.reflector + " l2fwd, " + wait;
+  const std::string wait = row.wait == LatencyWait::poll ? "poll()" : latency_wait_name(row.wait);
+  if (row.reflector == LatencyReflector::udp) return "kernel UDP socket, " + wait;
+  std::string name = demo_name(row.reflector) + std::string(" l2fwd, ") + wait;
   if (row.spin_us > 0) {
     char spin[48];
     std::snprintf(spin, sizeof spin, " after a %g us spin", row.spin_us);
@@ -85,9 +92,10 @@ std::string latency_row_json(const LatencyRow& r) {
                 "\"measured\":%s,\"p50_us\":%.3f,\"p99_us\":%.3f,\"p99_9_us\":%.3f,"
                 "\"max_us\":%.3f,\"sent\":%llu,\"lost\":%llu,\"cpu_seconds\":%.3f,"
                 "\"reflector_cpu_seconds\":%.3f,\"error\":",
-                r.reflector.c_str(), r.wait.c_str(), r.spin_us, r.measured ? "true" : "false",
-                r.p50_us, r.p99_us, r.p99_9_us, r.max_us, static_cast<unsigned long long>(r.sent),
-                static_cast<unsigned long long>(r.lost), r.cpu_ours, r.cpu_reflector);
+                demo_name(r.reflector), latency_wait_name(r.wait), r.spin_us,
+                r.measured ? "true" : "false", r.p50_us, r.p99_us, r.p99_9_us, r.max_us,
+                static_cast<unsigned long long>(r.sent), static_cast<unsigned long long>(r.lost),
+                r.cpu_ours, r.cpu_reflector);
   return std::string(line) + json_string(r.error) + "}\n";
 }
 

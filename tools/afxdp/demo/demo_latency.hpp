@@ -5,6 +5,8 @@
 // (unit-tested); demo_latency_run.cpp runs the rows.
 #pragma once
 
+#include "latency/latency.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,10 +16,14 @@ namespace afxdp::tool {
 inline constexpr double demo_latency_rate = 20000;  // probes per second
 inline constexpr double demo_latency_spin_us = 50;  // the "poll() after a spin" row's spin
 
+// What answers the probes: `afxdp l2fwd`, a kernel UDP socket (`afxdp udp-echo`), xdpsock's l2fwd.
+enum class LatencyReflector { afxdp, udp, xdpsock };
+const char* demo_name(LatencyReflector reflector);
+
 struct LatencyRow {
-  std::string reflector;  // afxdp, udp, xdpsock
-  std::string wait;       // spin, poll, busy-poll: both ends (udp: ours polls, udp-echo blocks)
-  double spin_us = 0;     // poll() after this spin (--spin-before-sleep) at both ends
+  LatencyReflector reflector = LatencyReflector::afxdp;
+  LatencyWait wait = LatencyWait::spin;  // both ends (udp: ours polls, udp-echo blocks)
+  double spin_us = 0;  // poll() after this spin (--spin-before-sleep) at both ends
   bool measured = false;
   double p50_us = 0, p99_us = 0, p99_9_us = 0, max_us = 0;
   std::uint64_t sent = 0, lost = 0;

@@ -42,14 +42,14 @@ std::unique_ptr<Child> start_xsk_reflector(const LatencyRow& row, const LatencyR
                                            const std::string& interface) {
   const std::vector<std::string> pin{"env", "LC_ALL=C", "taskset", "-c",
                                      std::to_string(run.cpus.app)};
-  if (row.reflector == "xdpsock") {
+  if (row.reflector == LatencyReflector::xdpsock) {
     std::vector<std::string> args{"-l", "-i", interface, "-q", "0", "-N", "-c"};
-    if (row.wait == "poll") args.push_back("-p");
+    if (row.wait == LatencyWait::poll) args.push_back("-p");
     return std::make_unique<Child>(args, run.xdpsock, pin);
   }
   std::vector<std::string> args{"l2fwd", "-i", interface, "-Q", "-N", "-c"};
-  if (row.wait == "poll") args.push_back("-p");
-  if (row.wait == "busy-poll") args.push_back("-B");
+  if (row.wait == LatencyWait::poll) args.push_back("-p");
+  if (row.wait == LatencyWait::busy_poll) args.push_back("-B");
   if (row.spin_us > 0) args.insert(args.end(), {"--spin-before-sleep", text(row.spin_us)});
   return std::make_unique<Child>(args, run.tool, pin);
 }
@@ -82,12 +82,13 @@ std::unique_ptr<Child> start_udp_reflector(const LatencyRun& run, const lab::Vet
 
 void measure_row(LatencyRow& row, const LatencyRun& run) {
   lab::VethPair veth("lat");
-  std::unique_ptr<Child> reflector = row.reflector == "udp"
-                                         ? start_udp_reflector(run, veth)
-                                         : start_xsk_reflector(row, run, veth.b());
+  const bool udp = row.reflector == LatencyReflector::udp;
+  std::unique_ptr<Child> reflector =
+      udp ? start_udp_reflector(run, veth) : start_xsk_reflector(row, run, veth.b());
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // attached and bound
   if (reflector->exited(0)) {
-    row.error = row.reflector + " ended at once: " + reflector->first_error_line();
+    row.error =
+        demo_name(row.reflector) + std::string(" ended at once: ") + reflector->first_error_line();
     return;
   }
   const auto count = static_cast<long long>(demo_latency_rate * run.seconds);
@@ -100,8 +101,8 @@ void measure_row(LatencyRow& row, const LatencyRun& run) {
                                 std::to_string(count),
                                 "--json",
                                 "--wait",
-                                row.wait};
-  if (row.reflector == "udp") {
+                                latency_wait_name(row.wait)};
+  if (udp) {
     args.insert(args.end(), {"--udp", "10.9.0.2:7"});
   } else {
     args.insert(args.end(), {"-i", veth.a()});
