@@ -213,13 +213,6 @@ class Queue {
     record(chunk, from, FramePlace::tx);
     on_tx_[geo_.index(chunk)] = 1;
   }
-  // A completion for one of this queue's frames: true (and the mark cleared) when it was out.
-  bool completed(std::uint64_t chunk) noexcept {
-    std::uint8_t& mark = on_tx_[geo_.index(chunk)];
-    const bool out = mark != 0;
-    mark = 0;
-    return out;
-  }
   // The batch's first step: collect completions, peek up to max received descriptors; when rx is
   // empty, an idle turn. Returns how many were peeked.
   std::uint32_t begin_rx(std::uint32_t max) noexcept;
@@ -272,8 +265,20 @@ class Queue {
   void wake_result(int error) noexcept;
   void end_batch(TxBatch& batch) noexcept;
   void abandon(FrameRef& frame) noexcept;
-  // Completions of this queue's frames sent from another queue: returns how many were out.
-  std::uint32_t take_back(std::uint64_t* chunks, std::uint32_t n) noexcept;
+  // Where completed frames go home: a queue's frames [first, first + span) and their on-tx marks
+  // (to_tx's, cleared by complete_slow as it accepts). span 0: nowhere, an address no queue lent.
+  struct Home {
+    Queue* queue = nullptr;
+    std::uint64_t first = 0;
+    std::uint64_t span = 0;
+    std::uint8_t* on_tx = nullptr;
+    std::uint32_t shift = 0;
+  };
+  // The queue a completed chunk belongs to: this one, or (a shared UMEM) the one that lent it.
+  Home home_of(std::uint64_t chunk) noexcept;
+  // n of this queue's frames completed (their on-tx marks cleared), from any queue's completion
+  // ring: recycled. Returns how many were accepted (no more than were out).
+  std::uint32_t take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept;
   // Multi-buffer: peek up to max descriptors (more, to complete the first chain) and cancel a
   // chain cut at the end; returns the descriptors to take, 0 when rx had nothing whole.
   std::uint32_t peek_chains(std::uint32_t max) noexcept;
