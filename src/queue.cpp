@@ -146,7 +146,7 @@ void Queue::top_up_fill() noexcept {
   std::uint32_t n = std::min(fill_target_ - fill_side_, pool_.available());
   n = fill_->reserve(std::min(n, fill_->free_slots(n)));  // what fits, then all of it
   for (const std::span<std::uint64_t> part : fill_->reserved().parts()) {
-    (void)pool_.take(part.data(), static_cast<std::uint32_t>(part.size()));
+    (void)pool_.take_as_given(part.data(), static_cast<std::uint32_t>(part.size()));
   }
   if constexpr (FrameLedger::enabled) {
     const RingWindow<std::uint64_t> fill = fill_->reserved();
@@ -461,7 +461,7 @@ TxBatch Queue::allocate(std::uint32_t n) {
   if (batch_open_ || tx_ == nullptr) return TxBatch(nullptr, tx_frames_.data(), 0);
   if (tx_in_flight_ != 0) complete();
   std::array<std::uint64_t, max_batch> chunks;
-  n = pool_.take(chunks.data(), std::min(n, max_batch));
+  n = pool_.take_as_given(chunks.data(), std::min(n, max_batch));
   const detail::FrameGeometry g = geo_;
   Frame* const frames = tx_frames_.data();
   for (std::uint32_t i = 0; i < n; ++i) {
