@@ -495,7 +495,7 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
   }
   n = q.tx_->reserve(n);  // all n: they fit
   const detail::FrameGeometry g = q.geo_;
-  const RingWindow<xdp_desc> tx = q.tx_->reserved();
+  RingCursor<xdp_desc> tx(q.tx_->reserved());
   std::uint8_t* const on_tx = q.on_tx_.data();
   const Frame* const frames = frames_ + next_;
   std::uint32_t sent = 0;
@@ -508,7 +508,8 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
       detail::QueueCounters::add(q.counters_.refused, 1);
       continue;
     }
-    tx[sent++] = xdp_desc{f.address_, f.size_, 0};
+    tx.put(xdp_desc{f.address_, f.size_, 0});
+    ++sent;
     on_tx[g.index(f.address_)] = 1;
     q.record(f.address_, FramePlace::application, FramePlace::tx);
   }

@@ -253,7 +253,7 @@ class Queue {
   void idle_turn() noexcept;
   // tx has room for fewer than n: leave the rest on rx, kick, count. Returns what fits.
   std::uint32_t hold_back(std::uint32_t n, std::uint32_t room) noexcept;
-  // Copy a frame into one of this queue's free frames and put it at tx slot `slot`.
+  // Copy a frame into one of this queue's free frames, described in `slot` (for a tx ring).
   bool copy_in(const Frame& frame, xdp_desc& slot) noexcept;
   bool rx_ready() noexcept;
   // wait()'s spin_before_sleep: re-check rx until it has frames (true) or the spin is over.
@@ -337,7 +337,8 @@ class Queue {
   void unwind_serve_packets(std::uint32_t n, std::uint32_t p, ChainTake t,
                             PacketTally tally) noexcept;
   // forward()'s steps: one frame to where its verdict sends it, then the batch published.
-  void route(Queue& out, Frame& frame, Verdict verdict, bool shared, ForwardTally& tally);
+  void route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame& frame, Verdict verdict, bool shared,
+             ForwardTally& tally);
   void finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally);
   // As unwind_serve, for forward().
   void unwind_forward(Queue& out, std::uint32_t n, std::uint32_t i, ForwardTally tally) noexcept;

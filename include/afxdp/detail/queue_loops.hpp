@@ -176,7 +176,7 @@ template <bool Unaligned, class Handler>
 inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
   const detail::FrameGeometry g = geo_;
   const RingWindow<const xdp_desc> rx = rx_->peeked();
-  const RingWindow<xdp_desc> tx = tx_->reserved();
+  RingCursor<xdp_desc> tx(tx_->reserved());
   std::uint8_t* const on_tx = on_tx_.data();
   std::uint64_t* const dropped_chunks = chunks_.data();
   Frame& frame = frames_[0];
@@ -206,7 +206,8 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
           static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
           const std::uint64_t chunk = g.chunk(frame.address_);
           if (verdict != Verdict::drop && frame.size_ != 0) [[likely]] {
-            tx[sent++] = xdp_desc{frame.address_, frame.size_, 0};
+            tx.put(xdp_desc{frame.address_, frame.size_, 0});
+            ++sent;
             on_tx[g.index(chunk)] = 1;
             record(chunk, FramePlace::application, FramePlace::tx);
           } else {
@@ -251,7 +252,7 @@ inline std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t
 template <bool Unaligned, class Handler>
 inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uint32_t n) {
   const detail::FrameGeometry g = geo_;
-  const RingWindow<xdp_desc> out_tx = out.tx_->reserved();
+  RingCursor<xdp_desc> out_tx(out.tx_->reserved());
   std::uint8_t* const on_tx = on_tx_.data();
   const bool shared = g.area == out.geo_.area;
   ForwardTally tally;
@@ -279,13 +280,14 @@ inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uin
         // others in route().
         if (verdict == Verdict::forward && shared && frame.size_ != 0) [[likely]] {
           const std::uint64_t chunk = g.chunk(frame.address_);
-          out_tx[tally.forwarded++] = xdp_desc{frame.address_, frame.size_, 0};
+          out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
+          ++tally.forwarded;
           ++tally.own_out;
           on_tx[g.index(chunk)] = 1;
           record(chunk, FramePlace::application, FramePlace::tx);
           continue;
         }
-        route(out, frame, verdict, shared, tally);
+        route(out, out_tx, frame, verdict, shared, tally);
       }
     }
     unwind.dismiss();
@@ -294,8 +296,8 @@ inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uin
   return n;
 }
 
-inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
-                         ForwardTally& tally) {
+inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame& frame, Verdict verdict,
+                         bool shared, ForwardTally& tally) {
   const std::uint64_t chunk = chunk_of(frame.address_);
   if (frame.size_ == 0) [[unlikely]]
     verdict = Verdict::drop;  // never an empty descriptor (see serve)
@@ -303,12 +305,14 @@ inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
   static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
   if (verdict == Verdict::forward) [[likely]] {
     if (shared) [[likely]] {
-      out.tx_->at(tally.forwarded++) = xdp_desc{frame.address_, frame.size_, 0};
+      out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
+      ++tally.forwarded;
       to_tx(chunk, FramePlace::application);
       ++tally.own_out;
       return;
     }
-    if (out.copy_in(frame, out.tx_->at(tally.forwarded))) {
+    if (xdp_desc copy{}; out.copy_in(frame, copy)) {
+      out_tx.put(copy);
       ++tally.forwarded;
     } else {
       ++tally.dropped;
