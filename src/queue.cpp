@@ -388,27 +388,19 @@ void Queue::recycle_unkept(std::uint32_t taken) noexcept {
   recycle_chunks(chunks_.data(), back, FramePlace::application);
 }
 
-void Queue::unwind_serve(std::uint32_t n, std::uint32_t i, std::uint32_t taken, std::uint32_t sent,
-                         std::uint32_t dropped) noexcept {
-  Frame& frame = frames_[0];  // frame i, taken: the handler threw on it
-  if (frame.kept_) {
-    frame.kept_ = false;
-  } else {
-    chunks_[dropped++] = chunk_of(frame.address_);
-  }
+void Queue::unwind_serve(const Frame& thrown, std::uint32_t n, std::uint32_t i, std::uint32_t taken,
+                         std::uint32_t sent, std::uint32_t dropped) noexcept {
+  if (!thrown.kept_) chunks_[dropped++] = chunk_of(thrown.address_);
   const std::uint32_t consumed = i + 1;
   rx_->cancel(n - consumed);  // not handled yet: the next call takes them
   tx_->cancel(n - consumed);
   finish_serve(consumed, taken, sent, dropped);
 }
 
-void Queue::unwind_forward(Queue& out, std::uint32_t n, std::uint32_t i,
+void Queue::unwind_forward(Queue& out, const Frame& thrown, std::uint32_t n, std::uint32_t i,
                            ForwardTally tally) noexcept {
-  Frame& frame = frames_[0];  // frame i, taken: the handler threw on it
-  if (frame.kept_) {
-    frame.kept_ = false;
-  } else {
-    chunks_[tally.back++] = chunk_of(frame.address_);
+  if (!thrown.kept_) {
+    chunks_[tally.back++] = chunk_of(thrown.address_);
     ++tally.dropped;
   }
   const std::uint32_t consumed = i + 1;

@@ -317,10 +317,11 @@ class Queue {
   // `sent` tx slots submitted, the rest cancelled, `dropped` frames in chunks_ recycled.
   void finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent,
                     std::uint32_t dropped) noexcept;
-  // A handler threw on frame i of n (in frames_[0]): the frames before it keep their verdicts,
-  // it goes back to receiving (counted as dropped), those after it stay on rx for the next call.
-  void unwind_serve(std::uint32_t n, std::uint32_t i, std::uint32_t taken, std::uint32_t sent,
-                    std::uint32_t dropped) noexcept;
+  // A handler threw on frame i of n (`thrown`): the frames before it keep their verdicts, it goes
+  // back to receiving (counted as dropped) unless kept, those after it stay on rx for the next
+  // call.
+  void unwind_serve(const Frame& thrown, std::uint32_t n, std::uint32_t i, std::uint32_t taken,
+                    std::uint32_t sent, std::uint32_t dropped) noexcept;
   void finish_receive_packets(const ChainTake& t) noexcept;
   // What one serve_packets() batch did with its packets.
   struct PacketTally {
@@ -336,12 +337,14 @@ class Queue {
   // A packet handler threw on packet p: as unwind_serve, per packet.
   void unwind_serve_packets(std::uint32_t n, std::uint32_t p, ChainTake t,
                             PacketTally tally) noexcept;
-  // forward()'s steps: one frame to where its verdict sends it, then the batch published.
-  void route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame& frame, Verdict verdict, bool shared,
+  // forward()'s steps: one frame to where its verdict sends it (a copy: the loop's frame never
+  // escapes, so that the compiler drops what the handler does not read), then the batch published.
+  void route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, Verdict verdict, bool shared,
              ForwardTally& tally);
   void finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally);
   // As unwind_serve, for forward().
-  void unwind_forward(Queue& out, std::uint32_t n, std::uint32_t i, ForwardTally tally) noexcept;
+  void unwind_forward(Queue& out, const Frame& thrown, std::uint32_t n, std::uint32_t i,
+                      ForwardTally tally) noexcept;
 
   // The hot fields first.
   RxRing* rx_ = nullptr;

@@ -179,14 +179,15 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
   RingCursor<xdp_desc> tx(tx_->reserved());
   std::uint8_t* const on_tx = on_tx_.data();
   std::uint64_t* const dropped_chunks = chunks_.data();
-  Frame& frame = frames_[0];
+  // A local, not a member: the compiler drops what the inlined handler never reads of it.
+  Frame frame;
   std::uint32_t sent = 0;
   std::uint32_t dropped = 0;
   std::uint32_t taken = 0;
   std::uint32_t i = 0;
   {
     detail::OnUnwind unwind([&]() noexcept {
-      unwind_serve(n, i - 1, taken, sent, dropped);  // i counts the frame that threw
+      unwind_serve(frame, n, i - 1, taken, sent, dropped);  // i counts the frame that threw
     });
     // rx peeked and tx reserved: no nested call, no send.
     const detail::BatchGuard batch(lacks_, frame_rx | packet_rx | tx_ability);
@@ -256,11 +257,12 @@ inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uin
   std::uint8_t* const on_tx = on_tx_.data();
   const bool shared = g.area == out.geo_.area;
   ForwardTally tally;
-  Frame& frame = frames_[0];
+  // A local, not a member: the compiler drops what the inlined handler never reads of it.
+  Frame frame;
   std::uint32_t i = 0;
   {
     detail::OnUnwind unwind([&]() noexcept {
-      unwind_forward(out, n, i - 1, tally);  // i counts the frame that threw
+      unwind_forward(out, frame, n, i - 1, tally);  // i counts the frame that threw
     });
     const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // rx peeked: no nested call
     const detail::BatchGuard out_batch(out.lacks_, tx_ability);    // out's tx reserved: no send
@@ -296,7 +298,7 @@ inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uin
   return n;
 }
 
-inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame& frame, Verdict verdict,
+inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, Verdict verdict,
                          bool shared, ForwardTally& tally) {
   const std::uint64_t chunk = chunk_of(frame.address_);
   if (frame.size_ == 0) [[unlikely]]
