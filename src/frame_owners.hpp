@@ -1,6 +1,7 @@
 // Which Queue lent a frame, for the queues that share one UMEM (Port::open_pair, shared_umem):
 // a frame forwarded out of another queue comes back on that queue's completion ring and must
-// go home. Queue i owns [first + i * span, first + (i + 1) * span).
+// go home. Queue i owns [first + i * span, first + (i + 1) * span), which is its own frames (its
+// FrameGeometry's first and span): Queue::home_of relies on it.
 #pragma once
 
 #include <afxdp/queue.hpp>

@@ -68,14 +68,12 @@ Queue::Queue(const detail::QueueSetup& s)
 void Queue::complete_slow(std::uint32_t n) noexcept {
   // Not chunks_: a handler may collect completions (allocate()) while its batch lists the frames
   // it dropped there.
-  std::array<std::uint64_t, max_batch> own_chunks;
-  std::array<std::uint64_t, max_batch> foreign;
-  std::array<Queue*, max_batch> owners;
+  std::array<std::uint64_t, max_batch> run;  // completed frames of one queue, going home
   const detail::FrameGeometry g = geo_;
-  std::uint8_t* const on_tx = on_tx_.data();
   while (n != 0) {
-    std::uint32_t own = 0;
-    std::uint32_t others = 0;
+    Home home{this, g.first, g.span, on_tx_.data(), g.frame_shift};
+    std::uint32_t marked = 0;
+    std::uint32_t accepted = 0;
     for (const std::span<const std::uint64_t> part : completion_->peeked().parts()) {
       for (const std::uint64_t address : part) {
         std::uint64_t chunk = g.chunk(address);
@@ -83,44 +81,41 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
         // skb's destructor_arg); our tx addresses are frame starts, so take the nearest one.
         if (g.unaligned) [[unlikely]]
           chunk = nearest_frame(chunk);
-        if (chunk - g.first < g.span) [[likely]] {
-          // Accepted when it was out on tx; else a duplicate, or never sent: refused (counted
-          // below as what was neither accepted nor sent home).
-          std::uint8_t& mark = on_tx[g.index(chunk)];
-          own_chunks[own] = chunk;
-          own += mark;
-          mark = 0;
-          continue;
+        if (chunk - home.first >= home.span) [[unlikely]] {
+          // Not the current home's: another queue's frame (forward()), or this one's again. The
+          // run so far goes home first.
+          if (marked != 0) accepted += home.queue->take_back(run.data(), marked);
+          marked = 0;
+          home = home_of(chunk);
+          if (home.queue == nullptr) continue;  // no queue lent it: the peer's error, refused
         }
-        // The other queue's frame (forward()) goes home; an address no queue lent is the peer's
-        // error: counted, never recycled.
-        Queue* owner = owners_ != nullptr ? owners_->owner_of(chunk) : nullptr;
-        if (owner != nullptr && owner != this) {
-          owners[others] = owner;
-          foreign[others++] = chunk;
-        }
+        // Accepted when it was out on tx; else a duplicate, or never sent: refused (counted below
+        // as what was not accepted).
+        std::uint8_t& mark = home.on_tx[(chunk - home.first) >> home.shift];
+        run[marked] = chunk;
+        marked += mark;
+        mark = 0;
       }
     }
-    std::uint32_t refused = n - own - others;
+    if (marked != 0) accepted += home.queue->take_back(run.data(), marked);
     completion_->release(n);
-    const std::uint32_t own_valid = std::min(own, tx_out_);
-    tx_out_ -= own_valid;
-    recycle_chunks(own_chunks.data(), own_valid, FramePlace::tx);
-    refused += own - own_valid;
-    std::uint32_t others_valid = 0;
-    for (std::uint32_t i = 0; i < others;) {  // in runs of one owner
-      std::uint32_t run = 1;
-      while (i + run < others && owners[i + run] == owners[i]) ++run;
-      others_valid += owners[i]->take_back(&foreign[i], run);
-      i += run;
-    }
-    refused += others - others_valid;
-    const std::uint32_t accepted = std::min(own_valid + others_valid, tx_in_flight_);
+    const std::uint32_t refused = n - accepted;
+    accepted = std::min(accepted, tx_in_flight_);
     tx_in_flight_ -= accepted;
     detail::QueueCounters::add(counters_.sent, accepted);
     if (refused != 0) detail::QueueCounters::add(counters_.refused, refused);
     n = completion_->peek(max_batch);
   }
+}
+
+Queue::Home Queue::home_of(std::uint64_t chunk) noexcept {
+  Queue* owner = this;
+  if (chunk - geo_.first >= geo_.span) {
+    owner = owners_ != nullptr ? owners_->owner_of(chunk) : nullptr;
+    if (owner == nullptr || owner == this) return {};
+  }
+  const detail::FrameGeometry& g = owner->geo_;
+  return {owner, g.first, g.span, owner->on_tx_.data(), g.frame_shift};
 }
 
 void Queue::refuse(std::uint8_t needs, const char* verb) const {
@@ -151,7 +146,7 @@ void Queue::top_up_fill() noexcept {
   std::uint32_t n = std::min(fill_target_ - fill_side_, pool_.available());
   n = fill_->reserve(std::min(n, fill_->free_slots(n)));  // what fits, then all of it
   for (const std::span<std::uint64_t> part : fill_->reserved().parts()) {
-    (void)pool_.take(part.data(), static_cast<std::uint32_t>(part.size()));
+    (void)pool_.take_as_given(part.data(), static_cast<std::uint32_t>(part.size()));
   }
   if constexpr (FrameLedger::enabled) {
     const RingWindow<std::uint64_t> fill = fill_->reserved();
@@ -161,15 +156,11 @@ void Queue::top_up_fill() noexcept {
   fill_side_ += n;
 }
 
-std::uint32_t Queue::take_back(std::uint64_t* chunks, std::uint32_t n) noexcept {
-  std::uint32_t out = 0;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (completed(chunks[i])) chunks[out++] = chunks[i];
-  }
-  out = std::min(out, tx_out_);
-  tx_out_ -= out;
-  recycle_chunks(chunks, out, FramePlace::tx);
-  return out;
+std::uint32_t Queue::take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept {
+  n = std::min(n, tx_out_);
+  tx_out_ -= n;
+  recycle_chunks(chunks, n, FramePlace::tx);
+  return n;
 }
 
 void Queue::idle_turn() noexcept {
@@ -397,27 +388,19 @@ void Queue::recycle_unkept(std::uint32_t taken) noexcept {
   recycle_chunks(chunks_.data(), back, FramePlace::application);
 }
 
-void Queue::unwind_serve(std::uint32_t n, std::uint32_t i, std::uint32_t taken, std::uint32_t sent,
-                         std::uint32_t dropped) noexcept {
-  Frame& frame = frames_[0];  // frame i, taken: the handler threw on it
-  if (frame.kept_) {
-    frame.kept_ = false;
-  } else {
-    chunks_[dropped++] = chunk_of(frame.address_);
-  }
+void Queue::unwind_serve(const Frame& thrown, std::uint32_t n, std::uint32_t i, std::uint32_t taken,
+                         std::uint32_t sent, std::uint32_t dropped) noexcept {
+  if (!thrown.kept_) chunks_[dropped++] = chunk_of(thrown.address_);
   const std::uint32_t consumed = i + 1;
   rx_->cancel(n - consumed);  // not handled yet: the next call takes them
   tx_->cancel(n - consumed);
   finish_serve(consumed, taken, sent, dropped);
 }
 
-void Queue::unwind_forward(Queue& out, std::uint32_t n, std::uint32_t i,
+void Queue::unwind_forward(Queue& out, const Frame& thrown, std::uint32_t n, std::uint32_t i,
                            ForwardTally tally) noexcept {
-  Frame& frame = frames_[0];  // frame i, taken: the handler threw on it
-  if (frame.kept_) {
-    frame.kept_ = false;
-  } else {
-    chunks_[tally.back++] = chunk_of(frame.address_);
+  if (!thrown.kept_) {
+    chunks_[tally.back++] = chunk_of(thrown.address_);
     ++tally.dropped;
   }
   const std::uint32_t consumed = i + 1;
@@ -470,7 +453,7 @@ TxBatch Queue::allocate(std::uint32_t n) {
   if (batch_open_ || tx_ == nullptr) return TxBatch(nullptr, tx_frames_.data(), 0);
   if (tx_in_flight_ != 0) complete();
   std::array<std::uint64_t, max_batch> chunks;
-  n = pool_.take(chunks.data(), std::min(n, max_batch));
+  n = pool_.take_as_given(chunks.data(), std::min(n, max_batch));
   const detail::FrameGeometry g = geo_;
   Frame* const frames = tx_frames_.data();
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -504,7 +487,7 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
   }
   n = q.tx_->reserve(n);  // all n: they fit
   const detail::FrameGeometry g = q.geo_;
-  const RingWindow<xdp_desc> tx = q.tx_->reserved();
+  RingCursor<xdp_desc> tx(q.tx_->reserved());
   std::uint8_t* const on_tx = q.on_tx_.data();
   const Frame* const frames = frames_ + next_;
   std::uint32_t sent = 0;
@@ -517,7 +500,8 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
       detail::QueueCounters::add(q.counters_.refused, 1);
       continue;
     }
-    tx[sent++] = xdp_desc{f.address_, f.size_, 0};
+    tx.put(xdp_desc{f.address_, f.size_, 0});
+    ++sent;
     on_tx[g.index(f.address_)] = 1;
     q.record(f.address_, FramePlace::application, FramePlace::tx);
   }

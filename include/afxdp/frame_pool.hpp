@@ -74,6 +74,15 @@ class FramePool {
     return n;
   }
 
+  // The same frames as take(out, n), in the order they were given (the reverse of take()'s): a
+  // plain copy, for a caller to which the order makes no difference (the fill ring, a TxBatch).
+  std::uint32_t take_as_given(std::uint64_t* out, std::uint32_t n) noexcept {
+    if (n > count_) n = count_;
+    count_ -= n;
+    std::copy_n(free_.get() + count_, n, out);
+    return n;
+  }
+
   // Return a frame; false, and the frame not taken, when capacity() frames are free already
   // (a double free, a caller's bug: see the top of this file).
   bool give(std::uint64_t addr) noexcept { return give(&addr, 1); }

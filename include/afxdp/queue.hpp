@@ -213,13 +213,6 @@ class Queue {
     record(chunk, from, FramePlace::tx);
     on_tx_[geo_.index(chunk)] = 1;
   }
-  // A completion for one of this queue's frames: true (and the mark cleared) when it was out.
-  bool completed(std::uint64_t chunk) noexcept {
-    std::uint8_t& mark = on_tx_[geo_.index(chunk)];
-    const bool out = mark != 0;
-    mark = 0;
-    return out;
-  }
   // The batch's first step: collect completions, peek up to max received descriptors; when rx is
   // empty, an idle turn. Returns how many were peeked.
   std::uint32_t begin_rx(std::uint32_t max) noexcept;
@@ -260,7 +253,7 @@ class Queue {
   void idle_turn() noexcept;
   // tx has room for fewer than n: leave the rest on rx, kick, count. Returns what fits.
   std::uint32_t hold_back(std::uint32_t n, std::uint32_t room) noexcept;
-  // Copy a frame into one of this queue's free frames and put it at tx slot `slot`.
+  // Copy a frame into one of this queue's free frames, described in `slot` (for a tx ring).
   bool copy_in(const Frame& frame, xdp_desc& slot) noexcept;
   bool rx_ready() noexcept;
   // wait()'s spin_before_sleep: re-check rx until it has frames (true) or the spin is over.
@@ -272,8 +265,20 @@ class Queue {
   void wake_result(int error) noexcept;
   void end_batch(TxBatch& batch) noexcept;
   void abandon(FrameRef& frame) noexcept;
-  // Completions of this queue's frames sent from another queue: returns how many were out.
-  std::uint32_t take_back(std::uint64_t* chunks, std::uint32_t n) noexcept;
+  // Where completed frames go home: a queue's frames [first, first + span) and their on-tx marks
+  // (to_tx's, cleared by complete_slow as it accepts). span 0: nowhere, an address no queue lent.
+  struct Home {
+    Queue* queue = nullptr;
+    std::uint64_t first = 0;
+    std::uint64_t span = 0;
+    std::uint8_t* on_tx = nullptr;
+    std::uint32_t shift = 0;
+  };
+  // The queue a completed chunk belongs to: this one, or (a shared UMEM) the one that lent it.
+  Home home_of(std::uint64_t chunk) noexcept;
+  // n of this queue's frames completed (their on-tx marks cleared), from any queue's completion
+  // ring: recycled. Returns how many were accepted (no more than were out).
+  std::uint32_t take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept;
   // Multi-buffer: peek up to max descriptors (more, to complete the first chain) and cancel a
   // chain cut at the end; returns the descriptors to take, 0 when rx had nothing whole.
   std::uint32_t peek_chains(std::uint32_t max) noexcept;
@@ -312,10 +317,11 @@ class Queue {
   // `sent` tx slots submitted, the rest cancelled, `dropped` frames in chunks_ recycled.
   void finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent,
                     std::uint32_t dropped) noexcept;
-  // A handler threw on frame i of n (in frames_[0]): the frames before it keep their verdicts,
-  // it goes back to receiving (counted as dropped), those after it stay on rx for the next call.
-  void unwind_serve(std::uint32_t n, std::uint32_t i, std::uint32_t taken, std::uint32_t sent,
-                    std::uint32_t dropped) noexcept;
+  // A handler threw on frame i of n (`thrown`): the frames before it keep their verdicts, it goes
+  // back to receiving (counted as dropped) unless kept, those after it stay on rx for the next
+  // call.
+  void unwind_serve(const Frame& thrown, std::uint32_t n, std::uint32_t i, std::uint32_t taken,
+                    std::uint32_t sent, std::uint32_t dropped) noexcept;
   void finish_receive_packets(const ChainTake& t) noexcept;
   // What one serve_packets() batch did with its packets.
   struct PacketTally {
@@ -331,11 +337,14 @@ class Queue {
   // A packet handler threw on packet p: as unwind_serve, per packet.
   void unwind_serve_packets(std::uint32_t n, std::uint32_t p, ChainTake t,
                             PacketTally tally) noexcept;
-  // forward()'s steps: one frame to where its verdict sends it, then the batch published.
-  void route(Queue& out, Frame& frame, Verdict verdict, bool shared, ForwardTally& tally);
+  // forward()'s steps: one frame to where its verdict sends it (a copy: the loop's frame never
+  // escapes, so that the compiler drops what the handler does not read), then the batch published.
+  void route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, Verdict verdict, bool shared,
+             ForwardTally& tally);
   void finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally);
   // As unwind_serve, for forward().
-  void unwind_forward(Queue& out, std::uint32_t n, std::uint32_t i, ForwardTally tally) noexcept;
+  void unwind_forward(Queue& out, const Frame& thrown, std::uint32_t n, std::uint32_t i,
+                      ForwardTally tally) noexcept;
 
   // The hot fields first.
   RxRing* rx_ = nullptr;

@@ -92,6 +92,37 @@ class RingWindow {
   std::uint32_t count_;
 };
 
+// A window's slots filled front to back through one pointer: a put() is a store and a step, where
+// window[i] masks an index (a loop that skips entries, so that the slot is not the loop's own
+// index, writes through this). At most size() puts; with the ring checks on, one more stops the
+// program, as window[size()] does.
+template <class Entry>
+class RingCursor {
+ public:
+  explicit RingCursor(const RingWindow<Entry>& window) noexcept {
+    const std::array<std::span<Entry>, 2> parts = window.parts();
+    next_ = parts[0].data();
+    end_ = next_ + parts[0].size();
+    wrap_ = parts[1].data();
+    wrap_end_ = wrap_ + parts[1].size();
+  }
+  void put(const Entry& entry) noexcept {
+    AFXDP_RING_EXPECTS(next_ != end_);
+    *next_ = entry;
+    if (++next_ == end_) [[unlikely]] {
+      next_ = wrap_;  // the window's second run, then nothing
+      end_ = wrap_end_;
+      wrap_ = wrap_end_;
+    }
+  }
+
+ private:
+  Entry* next_;
+  Entry* end_;
+  Entry* wrap_;
+  Entry* wrap_end_;
+};
+
 // We produce, the kernel consumes: the fill ring (frame addresses) and the tx ring (descriptors).
 template <class Entry>
 class ProducerRing {

@@ -128,20 +128,19 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
       record(chunk_of(frames[i].address_), FramePlace::fill, FramePlace::application);
     }
   }
+  const std::uint32_t keeps = keeps_;
+  {
+    detail::OnUnwind unwind([&]() noexcept {
+      end_rx(n, taken);
+      recycle_unkept(taken);
+    });
+    const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // frames_ is the reader's
+    reader(std::span<Frame>(frames, taken));
+    unwind.dismiss();
+  }
+  end_rx(n, taken);
   // Every frame back onto the fill ring at once, when none was refused or kept (the rule); else
   // through the general path that skips kept frames and parks what does not fit.
-  const std::uint32_t keeps = keeps_;
-  const std::uint8_t lacks = lacks_;
-  lacks_ |= frame_rx | packet_rx;  // frames_ is the reader's: no nested receive or serve
-  detail::OnUnwind unwind([&]() noexcept {
-    lacks_ = lacks;
-    end_rx(n, taken);
-    recycle_unkept(taken);
-  });
-  reader(std::span<Frame>(frames, taken));
-  unwind.dismiss();
-  lacks_ = lacks;
-  end_rx(n, taken);
   if (taken == n && keeps_ == keeps && fill_->reserve(n) == n) [[likely]] {
     const std::uint64_t chunk_mask = geo_.chunk_mask;
     const Frame* from = frames;
@@ -177,47 +176,49 @@ template <bool Unaligned, class Handler>
 inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
   const detail::FrameGeometry g = geo_;
   const RingWindow<const xdp_desc> rx = rx_->peeked();
-  const RingWindow<xdp_desc> tx = tx_->reserved();
+  RingCursor<xdp_desc> tx(tx_->reserved());
   std::uint8_t* const on_tx = on_tx_.data();
   std::uint64_t* const dropped_chunks = chunks_.data();
-  Frame& frame = frames_[0];
+  // A local, not a member: the compiler drops what the inlined handler never reads of it.
+  Frame frame;
   std::uint32_t sent = 0;
   std::uint32_t dropped = 0;
   std::uint32_t taken = 0;
-  const std::uint8_t lacks = lacks_;
-  lacks_ = frame_rx | packet_rx | tx_ability;  // rx peeked and tx reserved: no send, no nesting
   std::uint32_t i = 0;
-  detail::OnUnwind unwind([&]() noexcept {
-    lacks_ = lacks;
-    unwind_serve(n, i - 1, taken, sent, dropped);  // i counts the frame that threw
-  });
-  for (const std::span<const xdp_desc> part : rx.parts()) {
-    for (const xdp_desc& desc : part) {
-      ++i;
-      if (take_as<Unaligned>(g, desc, frame)) [[likely]] {
-        ++taken;
-        record(g.chunk(frame.address_), FramePlace::fill, FramePlace::application);
-        const Verdict verdict = handler(frame);
-        if (frame.kept_) [[unlikely]] {
-          frame.kept_ = false;
-          continue;
-        }
-        // In order of likelihood for a server: out again, else dropped. An empty frame is dropped:
-        // the kernel skips an empty descriptor, and some drivers never complete it.
-        static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
-        const std::uint64_t chunk = g.chunk(frame.address_);
-        if (verdict != Verdict::drop && frame.size_ != 0) [[likely]] {
-          tx[sent++] = xdp_desc{frame.address_, frame.size_, 0};
-          on_tx[g.index(chunk)] = 1;
-          record(chunk, FramePlace::application, FramePlace::tx);
-        } else {
-          dropped_chunks[dropped++] = chunk;
+  {
+    detail::OnUnwind unwind([&]() noexcept {
+      unwind_serve(frame, n, i - 1, taken, sent, dropped);  // i counts the frame that threw
+    });
+    // rx peeked and tx reserved: no nested call, no send.
+    const detail::BatchGuard batch(lacks_, frame_rx | packet_rx | tx_ability);
+    for (const std::span<const xdp_desc> part : rx.parts()) {
+      for (const xdp_desc& desc : part) {
+        ++i;
+        if (take_as<Unaligned>(g, desc, frame)) [[likely]] {
+          ++taken;
+          record(g.chunk(frame.address_), FramePlace::fill, FramePlace::application);
+          const Verdict verdict = handler(frame);
+          if (frame.kept_) [[unlikely]] {
+            frame.kept_ = false;
+            continue;
+          }
+          // In order of likelihood for a server: out again, else dropped. An empty frame is
+          // dropped: the kernel skips an empty descriptor, and some drivers never complete it.
+          static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
+          const std::uint64_t chunk = g.chunk(frame.address_);
+          if (verdict != Verdict::drop && frame.size_ != 0) [[likely]] {
+            tx.put(xdp_desc{frame.address_, frame.size_, 0});
+            ++sent;
+            on_tx[g.index(chunk)] = 1;
+            record(chunk, FramePlace::application, FramePlace::tx);
+          } else {
+            dropped_chunks[dropped++] = chunk;
+          }
         }
       }
     }
+    unwind.dismiss();
   }
-  unwind.dismiss();
-  lacks_ = lacks;
   finish_serve(n, taken, sent, dropped);
   return n;
 }
@@ -252,55 +253,53 @@ inline std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t
 template <bool Unaligned, class Handler>
 inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uint32_t n) {
   const detail::FrameGeometry g = geo_;
-  const RingWindow<xdp_desc> out_tx = out.tx_->reserved();
+  RingCursor<xdp_desc> out_tx(out.tx_->reserved());
   std::uint8_t* const on_tx = on_tx_.data();
   const bool shared = g.area == out.geo_.area;
   ForwardTally tally;
-  Frame& frame = frames_[0];
-  const std::uint8_t lacks = lacks_;
-  const std::uint8_t out_lacks = out.lacks_;
-  lacks_ |= frame_rx | packet_rx;  // rx peeked: no nested call
-  out.lacks_ |= tx_ability;        // out's tx reserved: no send there
+  // A local, not a member: the compiler drops what the inlined handler never reads of it.
+  Frame frame;
   std::uint32_t i = 0;
-  detail::OnUnwind unwind([&]() noexcept {
-    lacks_ = lacks;
-    out.lacks_ = out_lacks;
-    unwind_forward(out, n, i - 1, tally);  // i counts the frame that threw
-  });
-  for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
-    for (const xdp_desc& desc : part) {
-      ++i;
-      if (!take_as<Unaligned>(g, desc, frame)) [[unlikely]]
-        continue;
-      ++tally.taken;
-      record(g.chunk(frame.address_), FramePlace::fill, FramePlace::application);
-      const Verdict verdict = handler(frame);
-      if (frame.kept_) [[unlikely]] {
-        frame.kept_ = false;
-        continue;
+  {
+    detail::OnUnwind unwind([&]() noexcept {
+      unwind_forward(out, frame, n, i - 1, tally);  // i counts the frame that threw
+    });
+    const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // rx peeked: no nested call
+    const detail::BatchGuard out_batch(out.lacks_, tx_ability);    // out's tx reserved: no send
+    for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
+      for (const xdp_desc& desc : part) {
+        ++i;
+        if (!take_as<Unaligned>(g, desc, frame)) [[unlikely]]
+          continue;
+        ++tally.taken;
+        record(g.chunk(frame.address_), FramePlace::fill, FramePlace::application);
+        const Verdict verdict = handler(frame);
+        if (frame.kept_) [[unlikely]] {
+          frame.kept_ = false;
+          continue;
+        }
+        // The likeliest path for a forwarder, out of the other queue of a shared UMEM, here; the
+        // others in route().
+        if (verdict == Verdict::forward && shared && frame.size_ != 0) [[likely]] {
+          const std::uint64_t chunk = g.chunk(frame.address_);
+          out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
+          ++tally.forwarded;
+          ++tally.own_out;
+          on_tx[g.index(chunk)] = 1;
+          record(chunk, FramePlace::application, FramePlace::tx);
+          continue;
+        }
+        route(out, out_tx, frame, verdict, shared, tally);
       }
-      // The likeliest path for a forwarder, out of the other queue of a shared UMEM, here; the
-      // others in route().
-      if (verdict == Verdict::forward && shared && frame.size_ != 0) [[likely]] {
-        const std::uint64_t chunk = g.chunk(frame.address_);
-        out_tx[tally.forwarded++] = xdp_desc{frame.address_, frame.size_, 0};
-        ++tally.own_out;
-        on_tx[g.index(chunk)] = 1;
-        record(chunk, FramePlace::application, FramePlace::tx);
-        continue;
-      }
-      route(out, frame, verdict, shared, tally);
     }
+    unwind.dismiss();
   }
-  unwind.dismiss();
-  lacks_ = lacks;
-  out.lacks_ = out_lacks;
   finish_forward(out, n, tally);
   return n;
 }
 
-inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
-                         ForwardTally& tally) {
+inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, Verdict verdict,
+                         bool shared, ForwardTally& tally) {
   const std::uint64_t chunk = chunk_of(frame.address_);
   if (frame.size_ == 0) [[unlikely]]
     verdict = Verdict::drop;  // never an empty descriptor (see serve)
@@ -308,12 +307,14 @@ inline void Queue::route(Queue& out, Frame& frame, Verdict verdict, bool shared,
   static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
   if (verdict == Verdict::forward) [[likely]] {
     if (shared) [[likely]] {
-      out.tx_->at(tally.forwarded++) = xdp_desc{frame.address_, frame.size_, 0};
+      out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
+      ++tally.forwarded;
       to_tx(chunk, FramePlace::application);
       ++tally.own_out;
       return;
     }
-    if (out.copy_in(frame, out.tx_->at(tally.forwarded))) {
+    if (xdp_desc copy{}; out.copy_in(frame, copy)) {
+      out_tx.put(copy);
       ++tally.forwarded;
     } else {
       ++tally.dropped;
@@ -352,15 +353,12 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
   const ChainTake t = take_chains(n);
   rx_->release(n);
   fill_side_ -= t.taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
-  const std::uint8_t lacks = lacks_;
-  lacks_ |= frame_rx | packet_rx;  // packets_ is the reader's: no nested receive or serve
-  detail::OnUnwind unwind([&]() noexcept {
-    lacks_ = lacks;
-    finish_receive_packets(t);
-  });
-  reader(std::span<Packet>(packets_.data(), t.packets));
-  unwind.dismiss();
-  lacks_ = lacks;
+  {
+    detail::OnUnwind unwind([&]() noexcept { finish_receive_packets(t); });
+    const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // packets_ is the reader's
+    reader(std::span<Packet>(packets_.data(), t.packets));
+    unwind.dismiss();
+  }
   finish_receive_packets(t);
   return n;
 }
@@ -393,20 +391,18 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
   const ChainTake t = take_chains(n);
   fill_side_ -= t.taken;
   PacketTally tally{.back = t.refused};
-  const std::uint8_t lacks = lacks_;
-  lacks_ = frame_rx | packet_rx | tx_ability;  // rx peeked and tx reserved: no send, no nested call
   std::uint32_t p = 0;
-  detail::OnUnwind unwind([&]() noexcept {
-    lacks_ = lacks;
-    unwind_serve_packets(n, p, t, tally);
-  });
-  for (; p < t.packets; ++p) {
-    Packet& packet = packets_[p];
-    const Verdict verdict = handler(packet);
-    route_packet(packet, verdict, tally);
+  {
+    detail::OnUnwind unwind([&]() noexcept { unwind_serve_packets(n, p, t, tally); });
+    // rx peeked and tx reserved: no nested call, no send.
+    const detail::BatchGuard batch(lacks_, frame_rx | packet_rx | tx_ability);
+    for (; p < t.packets; ++p) {
+      Packet& packet = packets_[p];
+      const Verdict verdict = handler(packet);
+      route_packet(packet, verdict, tally);
+    }
+    unwind.dismiss();
   }
-  unwind.dismiss();
-  lacks_ = lacks;
   finish_serve_packets(n, n, t, tally);
   return n;
 }

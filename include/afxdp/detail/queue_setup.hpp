@@ -1,6 +1,6 @@
 // What a Queue is made of and keeps beside its rings: QueueSetup (what Port, or
-// testing::Loopback, hands it), its counters, and the scope guard that unwinds a batch whose
-// handler threw. Internal: included by queue.hpp.
+// testing::Loopback, hands it), its counters, and the batch's scope guards (the abilities it
+// holds open, the unwinding of a batch whose handler threw). Internal: included by queue.hpp.
 #pragma once
 
 #include <afxdp/cache_line.hpp>
@@ -49,6 +49,25 @@ class OnUnwind {
  private:
   Undo undo_;
   bool armed_ = true;
+};
+
+// The abilities a batch holds open, withheld from its queue for the batch's scope (Queue's lacks_
+// bits): while a handler or reader runs, a nested receive or serve, or a send onto tx slots the
+// batch reserved, would corrupt the rings. Restored on every exit, a throw's too. A loop declares
+// it after its OnUnwind, in a block around the handler's calls: the bits are back before the
+// unwinding, or the batch's publishing, runs.
+class BatchGuard {
+ public:
+  BatchGuard(std::uint8_t& lacks, std::uint8_t held) noexcept : lacks_(lacks), saved_(lacks) {
+    lacks_ = static_cast<std::uint8_t>(saved_ | held);
+  }
+  BatchGuard(const BatchGuard&) = delete;
+  BatchGuard& operator=(const BatchGuard&) = delete;
+  ~BatchGuard() { lacks_ = saved_; }
+
+ private:
+  std::uint8_t& lacks_;
+  std::uint8_t saved_;
 };
 
 // What Port (or testing::Loopback) hands a Queue: its rings, its frames, and whom to kick.

@@ -133,6 +133,40 @@ TEST(Queue, ForwardsAMillionFramesOneWayWithoutStarvingTheLender) {
   expect_accounted(out);
 }
 
+// One completion batch of out's ring holds out's own frames and in's forwarded ones, in runs that
+// switch queues, a duplicate and an address no queue lent: each frame goes home once.
+TEST(Queue, CompletionsOfSeveralQueuesInOneBatchEachGoHomeOnce) {
+  Loopback lb({.queues = 2, .frames_per_queue = 32, .ring_size = 16, .shared_umem = true});
+  Queue& in = lb.port().queues()[0];
+  Queue& out = lb.port().queues()[1];
+  lb.delay_completions(true);
+  const auto send_own = [&out] {
+    afxdp::TxBatch batch = out.allocate(1);
+    ASSERT_TRUE(batch[0].resize(60));
+    ASSERT_EQ(batch.send(), 1U);
+  };
+  send_own();
+  for (std::uint32_t i = 0; i < 2; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  std::vector<std::uint64_t> forwarded;
+  in.forward(out, [&](Frame& f) {
+    forwarded.push_back(f.address());
+    return Verdict::forward;
+  });
+  send_own();
+  out.flush();
+  ASSERT_EQ(lb.transmitted(1).size(), 4U);
+  lb.complete_delayed(1);                              // own, in's, in's, own
+  ASSERT_TRUE(lb.inject_completion(1, forwarded[0]));  // a duplicate
+  ASSERT_TRUE(lb.inject_completion(1, 1ULL << 40));
+  EXPECT_TRUE(out.drain(1000ms));
+  EXPECT_EQ(out.stats().sent, 4U);
+  EXPECT_EQ(out.stats().refused, 2U);
+  EXPECT_EQ(in.account().tx, 0U);
+  EXPECT_EQ(out.account().tx, 0U);
+  expect_accounted(in);
+  expect_accounted(out);
+}
+
 TEST(Queue, ForwardWithoutASharedUmemCopiesAndLosesNothing) {
   Loopback lb({.queues = 2, .frames_per_queue = 64, .ring_size = 32});
   Queue& in = lb.port().queues()[0];

@@ -44,6 +44,21 @@ TEST(FramePool, LastGivenIsFirstTaken) {
   EXPECT_EQ(pool.take(), b);
 }
 
+TEST(FramePool, TakeAsGivenTakesTheSameFramesInTheOrderGiven) {
+  afxdp::FramePool pool(8, 4096);
+  const std::vector<std::uint64_t> given{8192, 0, 4096};  // the three taken, in another order
+  for (int i = 0; i < 3; ++i) (void)pool.take();
+  pool.give(given.data(), 3);
+  std::vector<std::uint64_t> taken(4);
+  EXPECT_EQ(pool.take_as_given(taken.data(), 3), 3U);
+  taken.resize(3);
+  EXPECT_EQ(taken, given);
+  EXPECT_EQ(pool.available(), 5U);
+  std::vector<std::uint64_t> rest(8);
+  EXPECT_EQ(pool.take_as_given(rest.data(), 8), 5U);  // no more than there are
+  EXPECT_EQ(pool.available(), 0U);
+}
+
 TEST(FramePool, FirstTakenIsTheLowestAddress) {
   // A fresh pool hands out frames from the start of the area.
   afxdp::FramePool pool(3, 2048);

@@ -28,6 +28,16 @@ TEST(ProducerRingContractDeathTest, AtOutsideTheReservedWindowStops) {
   EXPECT_DEATH(fill.at(2) = 1, "ring at: contract broken: i < reserved_ - published_");
 }
 
+TEST(ProducerRingContractDeathTest, ACursorPutPastTheReservedWindowStops) {
+  SKIP_WITHOUT_RING_CHECKS();
+  Kernel kernel(8, 6);
+  afxdp::FillRing fill(kernel.layout());
+  ASSERT_EQ(fill.reserve(3), 3U);  // across the array's end
+  afxdp::RingCursor<std::uint64_t> cursor(fill.reserved());
+  for (std::uint64_t i = 0; i < 3; ++i) cursor.put(i);  // inside: fine
+  EXPECT_DEATH(cursor.put(3), "ring put: contract broken: next_ != end_");
+}
+
 TEST(ProducerRingContractDeathTest, SubmitMoreThanReservedStops) {
   SKIP_WITHOUT_RING_CHECKS();
   Kernel kernel(8);

@@ -34,6 +34,17 @@ TEST(RingWrap, FourEntriesAcrossTheWrap) {
   EXPECT_EQ(kernel.consume(8).size(), 8U);
 }
 
+// RingCursor steps from the end of the array to its start inside one reserved window.
+TEST(RingWrap, ACursorFillsAWindowAcrossTheArraysEnd) {
+  Kernel kernel(8, 6);  // slots 6, 7, then 0, 1
+  afxdp::FillRing fill(kernel.layout());
+  ASSERT_EQ(fill.reserve(4), 4U);
+  afxdp::RingCursor<std::uint64_t> cursor(fill.reserved());
+  for (std::uint64_t i = 0; i < 4; ++i) cursor.put(0xb000U + i);
+  fill.submit(4);
+  EXPECT_EQ(kernel.consume(8), (std::vector<std::uint64_t>{0xb000, 0xb001, 0xb002, 0xb003}));
+}
+
 TEST(RingWrap, ConsumerAcrossTheWrap) {
   Kernel kernel(8, u32_max - 3);
   afxdp::CompletionRing comp(kernel.layout());
