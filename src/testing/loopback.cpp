@@ -9,12 +9,14 @@
 #include <afxdp/testing/fake_ring.hpp>
 #include <afxdp/testing/loopback.hpp>
 #include <afxdp/tx_descriptor.hpp>
+#include <afxdp/umem.hpp>
 
 #include "../port_state.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <linux/bpf.h>
+#include <optional>
 #include <poll.h>
 #include <stdexcept>
 #include <thread>
@@ -78,7 +80,27 @@ class LoopbackKernel {
   [[nodiscard]] bool valid(const xdp_desc& d) const noexcept {
     return valid_tx_descriptor(d, {.umem_size = umem_size,
                                    .chunk_size = config.frame_size,
+                                   .unaligned_chunks = config.unaligned_chunks,
                                    .multi_buffer = config.multi_buffer});
+  }
+
+  // The buffer a fill-ring entry lends, or nothing when the kernel would refuse it
+  // (xsk_buff_pool.c: xp_check_aligned rounds down to the chunk; xp_check_unaligned takes the
+  // base as given, offset bits dropped, and wants a whole chunk from it inside the UMEM).
+  [[nodiscard]] std::optional<std::uint64_t> fill_buffer(std::uint64_t entry) const noexcept {
+    const std::uint64_t size = config.frame_size;
+    if (!config.unaligned_chunks) {
+      const std::uint64_t chunk = entry & ~(size - 1);
+      return chunk < umem_size ? std::optional(chunk) : std::nullopt;
+    }
+    const std::uint64_t base = entry & XSK_UNALIGNED_BUF_ADDR_MASK;
+    return base < umem_size && size <= umem_size - base ? std::optional(base) : std::nullopt;
+  }
+  // The rx descriptor's address for data `offset` bytes into the buffer at `base`: the offset in
+  // the upper 16 bits in unaligned mode (xp_get_handle).
+  [[nodiscard]] std::uint64_t rx_address(std::uint64_t base, std::uint64_t offset) const noexcept {
+    return config.unaligned_chunks ? base | offset << XSK_UNALIGNED_BUF_OFFSET_SHIFT
+                                   : base + offset;
   }
 
   // What sendto() does in copy mode. Out of line and never inlined: scripts/cost leaves it out
@@ -124,7 +146,7 @@ class LoopbackKernel {
       drop_tx_packet(q);
       continue;
     }
-    const std::byte* data = q.area + d.addr;
+    const std::byte* data = q.area + resolve_address(d.addr, config.unaligned_chunks);
     q.tx_packet.insert(q.tx_packet.end(), data, data + d.len);
     q.tx_packet_addresses.push_back(d.addr);
     if ((d.options & uapi::xdp_pkt_contd) != 0) {
@@ -203,6 +225,7 @@ PortConfig port_config(const LoopbackConfig& c) {
                     .need_wakeup = c.need_wakeup,
                     .receive = c.receive,
                     .transmit = c.transmit,
+                    .unaligned_chunks = c.unaligned_chunks,
                     .multi_buffer = c.multi_buffer};
   validate(config);
   return config;
@@ -226,6 +249,7 @@ std::unique_ptr<Port::State> loopback_state(const LoopbackConfig& c, detail::Loo
     s.frames = c.frames_per_queue;
     s.frame_size = c.frame_size;
     s.headroom = c.headroom;
+    s.unaligned = c.unaligned_chunks;
     s.multi_buffer = c.multi_buffer;
     s.fill_frames = c.receive ? c.frames_per_queue : 0;
     s.need_wakeup = c.need_wakeup;
@@ -279,20 +303,20 @@ bool Loopback::inject(std::uint32_t queue, std::span<const std::byte> frame) {
       ++q.statistics.rx_dropped;
       return false;
     }
-    const std::uint64_t chunk = entry.front() & ~std::uint64_t{c.frame_size - 1};  // rounded down
-    if (chunk >= kernel_->umem_size) {
+    const std::optional<std::uint64_t> chunk = kernel_->fill_buffer(entry.front());
+    if (!chunk) {
       ++q.statistics.rx_invalid_descs;
       q.kept.insert(q.kept.end(), chunks.begin(), chunks.end());
       return false;
     }
-    chunks.push_back(chunk);
+    chunks.push_back(*chunk);
   }
   std::vector<xdp_desc> descs;
   for (std::size_t i = 0; i < parts; ++i) {
     const std::size_t at = i * room;
     const std::size_t len = std::min(room, frame.size() - at);
     if (len != 0) std::memcpy(q.area + chunks[i] + offset, frame.data() + at, len);
-    descs.push_back({chunks[i] + offset, static_cast<std::uint32_t>(len),
+    descs.push_back({kernel_->rx_address(chunks[i], offset), static_cast<std::uint32_t>(len),
                      i + 1 < parts ? uapi::xdp_pkt_contd : 0U});
   }
   if (q.rx.produce(descs) == 0) {

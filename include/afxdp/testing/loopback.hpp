@@ -10,8 +10,9 @@
 // lb.port()'s Queues run the very same code as on a real interface. What is modelled: the ring
 // protocol, copy mode (tx moves only when the application kicks, at most tx_budget descriptors
 // per kick), need_wakeup on tx, XDP_STATISTICS counted where the kernel counts them, the rx
-// offset (XDP_PACKET_HEADROOM plus the UMEM headroom), and faults a test can switch on. Not
-// modelled: an XDP program (every injected frame goes to the queue's socket), time, zero-copy.
+// offset (XDP_PACKET_HEADROOM plus the UMEM headroom), unaligned chunks, and faults a test can
+// switch on. Not modelled: an XDP program (every injected frame goes to the queue's socket), time,
+// zero-copy.
 // docs/testing.md says more.
 //
 // Threading: one thread drives the loopback and its queues.
@@ -46,6 +47,10 @@ struct LoopbackConfig {
   // XDP_USE_SG: inject() splits a frame larger than one UMEM frame into a chain of fragments, as
   // the kernel does, and tx chains (XDP_PKT_CONTD) go out as one frame.
   bool multi_buffer = false;
+  // XDP_UMEM_UNALIGNED_CHUNK_FLAG: addresses as the kernel's unaligned mode reads and writes them
+  // (resolve_address in umem.hpp); frame_size need not be a power of two. Ordinary memory: one
+  // contiguous allocation, as a hugepage-backed UMEM is, so no page-crossing rule applies.
+  bool unaligned_chunks = false;
   bool receive = true;   // PortConfig::receive: false, the queues have no rx ring
   bool transmit = true;  // PortConfig::transmit: false, the queues have no tx ring
 };

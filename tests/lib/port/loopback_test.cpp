@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -126,6 +127,51 @@ TEST(Loopback, RingsAreTheQueuesOwnAndKickSendsWhatTxHolds) {
   EXPECT_EQ(r.completion->at(0), d.addr);
   EXPECT_THROW((void)lb.rings(1), std::out_of_range);
   EXPECT_THROW(lb.kick(1), std::out_of_range);
+}
+
+// Unaligned chunks as the kernel's unaligned mode has them (xsk_buff_pool.c, xsk_queue.h): a fill
+// address is a buffer's base as given (offset bits dropped), refused when a whole chunk from it
+// would pass the UMEM's end; the rx descriptor carries the data's offset from the base in its
+// upper 16 bits; tx data may lie anywhere inside the UMEM, across frames.
+TEST(Loopback, UnalignedChunksTakeFillAddressesAsGiven) {
+  constexpr std::uint64_t frame = 4001;  // no power of two: unaligned mode allows it
+  Loopback lb(
+      {.frames_per_queue = 8, .frame_size = frame, .ring_size = 8, .unaligned_chunks = true});
+  const Loopback::Rings r = lb.rings(0);
+  // Take back the 8 frames the Queue lent when it started.
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(lb.inject(0, bytes_of(60, 0)));
+  ASSERT_EQ(r.rx->peek(8), 8U);
+  r.rx->release(8);
+  ASSERT_EQ(r.fill->reserve(2), 2U);
+  r.fill->at(0) = (2 * frame - 32) | std::uint64_t{5} << XSK_UNALIGNED_BUF_OFFSET_SHIFT;
+  r.fill->at(1) = 7 * frame + 1;  // a chunk from here ends one byte past the UMEM
+  r.fill->submit(2);
+
+  const auto first = bytes_of(60, 1);
+  ASSERT_TRUE(lb.inject(0, first));
+  ASSERT_EQ(r.rx->peek(1), 1U);
+  const xdp_desc d = r.rx->at(0);
+  r.rx->release(1);
+  EXPECT_EQ(d.addr, (2 * frame - 32) | std::uint64_t{256} << XSK_UNALIGNED_BUF_OFFSET_SHIFT);
+  const std::byte* data = r.area + 2 * frame - 32 + 256;
+  EXPECT_EQ(std::vector<std::byte>(data, data + d.len), first);
+  EXPECT_FALSE(lb.inject(0, bytes_of(60, 2)));
+  EXPECT_EQ(lb.statistics(0).rx_invalid_descs, 1U);
+
+  // Across the boundary of frames 3 and 4, as base + offset and as a plain address.
+  const std::uint64_t base = 4 * frame - 40;
+  std::memcpy(r.area + base + 10, first.data(), first.size());
+  ASSERT_EQ(r.tx->reserve(2), 2U);
+  const std::uint64_t with_offset = base | std::uint64_t{10} << XSK_UNALIGNED_BUF_OFFSET_SHIFT;
+  r.tx->at(0) = {with_offset, 60, 0};
+  r.tx->at(1) = {base + 10, 60, 0};
+  r.tx->submit(2);
+  lb.kick(0);
+  EXPECT_EQ(lb.transmitted(0), (std::vector<std::vector<std::byte>>{first, first}));
+  EXPECT_EQ(lb.statistics(0).tx_invalid_descs, 0U);
+  ASSERT_EQ(r.completion->peek(4), 2U);
+  EXPECT_EQ(r.completion->at(0), with_offset);  // as submitted
+  EXPECT_EQ(r.completion->at(1), base + 10);
 }
 
 }  // namespace

@@ -90,7 +90,6 @@ void reclaim_lent_frames(testing::Loopback& loopback, std::uint32_t queue, std::
 }
 
 testing::LoopbackConfig loopback_config(const LinkSetup& s) {
-  if (s.unaligned) throw std::invalid_argument("LinkSetup::unaligned: the Loopback has none");
   // One size for rx, tx and completion rings: the rx ring's (STAT_RX_FULL's 1024).
   return {.queues = 2,
           .frames_per_queue = s.rx_frames + s.tx_frames,
@@ -100,7 +99,8 @@ testing::LoopbackConfig loopback_config(const LinkSetup& s) {
           .headroom = s.rx_headroom,  // the Loopback's one headroom, for both queues
           .need_wakeup = true,
           .tx_budget = tx_budget,
-          .multi_buffer = s.multi_buffer};
+          .multi_buffer = s.multi_buffer,
+          .unaligned_chunks = s.unaligned};
 }
 
 }  // namespace
@@ -131,7 +131,8 @@ Ends::Ends(const Mode& mode, const LinkSetup& s) : setup(s) {
                         .frame_size = s.frame_size,
                         .headroom = s.rx_headroom,
                         .fill_size = s.fill_size,
-                        .completion_size = config.ring_size};
+                        .completion_size = config.ring_size,
+                        .unaligned_chunks = s.unaligned};
   a_ = std::make_unique<LoopbackEndpoint>(*loopback_, 0, 1, umem);
   b_ = std::make_unique<LoopbackEndpoint>(*loopback_, 1, 0, umem);
 }
