@@ -26,7 +26,7 @@ namespace afxdp::detail {
 struct LoopbackQueue {
   explicit LoopbackQueue(const testing::LoopbackConfig& c)
       : fill(c.fill_size != 0 ? c.fill_size : c.ring_size),
-        completion(c.ring_size),
+        completion(c.completion_size != 0 ? c.completion_size : c.ring_size),
         rx(c.ring_size),
         tx(c.ring_size),
         fill_ring(fill.layout()),
@@ -106,6 +106,21 @@ class LoopbackKernel {
   // What sendto() does in copy mode. Out of line and never inlined: scripts/cost leaves it out
   // of the count by its name (--toggle-collect), as the kernel's work.
   void kick(std::uint32_t queue);
+  // Copy mode's transmit (xsk_generic_xmit): up to tx_budget descriptors.
+  void send(LoopbackQueue& q);
+  // poll(2) on the queue's socket (xsk_poll).
+  short poll(std::uint32_t queue, short events);
+  // What xsk_poll reports, without driving tx: POLLIN while the rx ring holds entries
+  // (!xskq_prod_is_empty), POLLOUT while the tx ring holds at most half its size
+  // (xsk_tx_writeable); each only where the socket has that ring.
+  [[nodiscard]] short readiness(const LoopbackQueue& q) const noexcept {
+    short ready = 0;
+    if (config.receive && q.rx.producer() != q.rx.consumer()) ready |= POLLIN;
+    if (config.transmit && q.tx.producer() - q.tx.consumer() <= config.ring_size / 2) {
+      ready |= POLLOUT;
+    }
+    return ready;
+  }
 
   static void drop_tx_packet(LoopbackQueue& q) {
     q.tx_packet.clear();
@@ -129,6 +144,10 @@ class LoopbackKernel {
 [[gnu::noinline]] void LoopbackKernel::kick(std::uint32_t queue) {
   LoopbackQueue& q = at(queue);
   ++q.kicks;
+  send(q);
+}
+
+void LoopbackKernel::send(LoopbackQueue& q) {
   for (std::uint32_t sent = 0; sent < config.tx_budget; ++sent) {
     // A completion slot is reserved before a descriptor is taken: none, and tx waits.
     if (q.completion.free_slots() <= q.pending_completions.size() + q.tx_packet_addresses.size()) {
@@ -161,6 +180,23 @@ class LoopbackKernel {
     q.pending_completions.insert(q.pending_completions.end(), q.tx_packet_addresses.begin(),
                                  q.tx_packet_addresses.end());
     q.tx_packet_addresses.clear();
+  }
+}
+
+// The kernel's poll drives tx in copy mode, then reports. A poll waiting for POLLOUT is woken
+// when what it sent is freed (sock_wfree, sk_write_space) and drives tx again; so while POLLOUT is
+// asked, not ready, and the last round sent something, go round again. Nothing else changes the
+// Loopback's state while a poll would wait, so what is not ready now never becomes ready: the
+// caller's timeout.
+short LoopbackKernel::poll(std::uint32_t queue, short events) {
+  LoopbackQueue& q = at(queue);
+  for (;;) {
+    const std::uint32_t consumed = q.tx.consumer();
+    if (config.transmit) send(q);
+    const short ready = readiness(q);
+    if ((ready & events) != 0 || (events & POLLOUT) == 0 || q.tx.consumer() == consumed) {
+      return ready;
+    }
   }
 }
 
@@ -216,6 +252,10 @@ namespace {
 PortConfig port_config(const LoopbackConfig& c) {
   if (c.queues == 0) throw std::invalid_argument("queues: must be at least 1");
   if (c.tx_budget == 0) throw std::invalid_argument("tx_budget: must be at least 1");
+  if ((c.completion_size & (c.completion_size - 1)) != 0) {
+    throw std::invalid_argument("completion_size: " + std::to_string(c.completion_size) +
+                                " must be a power of two (or 0: ring_size)");
+  }
   PortConfig config{.frames_per_queue = c.frames_per_queue,
                     .frame_size = c.frame_size,
                     .headroom = c.headroom,
@@ -338,6 +378,12 @@ XdpStatistics Loopback::statistics(std::uint32_t queue) const {
 }
 
 std::uint64_t Loopback::kicks(std::uint32_t queue) const { return kernel_->at(queue).kicks; }
+
+short Loopback::poll(std::uint32_t queue, short events) { return kernel_->poll(queue, events); }
+
+short Loopback::readiness(std::uint32_t queue) const {
+  return kernel_->readiness(kernel_->at(queue));
+}
 
 Loopback::Rings Loopback::rings(std::uint32_t queue) {
   detail::LoopbackQueue& q = kernel_->at(queue);

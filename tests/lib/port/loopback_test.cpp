@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <poll.h>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -100,6 +101,7 @@ TEST(Loopback, SizesThePortRefusesAreRefusedNamingTheField) {
   EXPECT_NE(message({.frame_size = 3000}).find("frame_size"), std::string::npos);
   EXPECT_NE(message({.queues = 0}).find("queues"), std::string::npos);
   EXPECT_NE(message({.frames_per_queue = 0}).find("frames_per_queue"), std::string::npos);
+  EXPECT_NE(message({.completion_size = 48}).find("completion_size"), std::string::npos);
   EXPECT_EQ(message({.frames_per_queue = 16, .ring_size = 16}), "accepted");
 }
 
@@ -172,6 +174,35 @@ TEST(Loopback, UnalignedChunksTakeFillAddressesAsGiven) {
   ASSERT_EQ(r.completion->peek(4), 2U);
   EXPECT_EQ(r.completion->at(0), with_offset);  // as submitted
   EXPECT_EQ(r.completion->at(1), base + 10);
+}
+
+// poll(2) on a queue's raw rings as the kernel's xsk_poll answers it in copy mode: it drives tx
+// (not a kick), then POLLOUT only while the tx ring holds at most half its size, POLLIN while rx
+// holds entries. Waiting for POLLOUT it goes round while tx moves; with the completion ring full
+// tx cannot move, and the poll ends without POLLOUT: a timeout.
+TEST(Loopback, PollDrivesTxAndReportsAsTheKernelsXskPoll) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 16, .completion_size = 4});
+  const Loopback::Rings r = lb.rings(0);
+  EXPECT_EQ(lb.poll(0, POLLIN | POLLOUT), POLLOUT);  // tx empty, nothing received
+  ASSERT_EQ(r.tx->reserve(16), 16U);
+  for (std::uint32_t i = 0; i < 16; ++i) r.tx->at(i) = {(32 + i) * 4096ULL, 60, 0};
+  r.tx->submit(16);
+  EXPECT_EQ(lb.readiness(0), 0);
+
+  EXPECT_EQ(lb.poll(0, POLLOUT) & POLLOUT, 0);  // 4 sent, then the completion ring is full
+  EXPECT_EQ(lb.transmitted(0).size(), 4U);
+  EXPECT_EQ(lb.kicks(0), 0U);
+  EXPECT_EQ(lb.poll(0, POLLOUT), 0);  // the 4 completions not taken: nothing moves
+  EXPECT_TRUE(lb.transmitted(0).empty());
+  ASSERT_EQ(r.completion->peek(4), 4U);
+  r.completion->release(4);
+  EXPECT_EQ(lb.poll(0, POLLOUT), POLLOUT);  // 4 more: 8 of 16 left, exactly half
+  EXPECT_EQ(lb.transmitted(0).size(), 4U);
+
+  ASSERT_TRUE(lb.inject(0, bytes_of(60, 3)));
+  EXPECT_EQ(lb.readiness(0), POLLIN | POLLOUT);
+  EXPECT_EQ(lb.poll(0, POLLIN), POLLIN | POLLOUT);  // every ready event, as xsk_poll's mask
+  EXPECT_TRUE(lb.transmitted(0).empty());           // the 4 completions not taken yet
 }
 
 }  // namespace
