@@ -176,6 +176,27 @@ TEST(Loopback, UnalignedChunksTakeFillAddressesAsGiven) {
   EXPECT_EQ(r.completion->at(1), base + 10);
 }
 
+// A Queue on unaligned chunks of an odd size runs over the Loopback as over a real port: the
+// frames it lends, receives at base | offset << 48 and sends back come out byte for byte, again
+// and again (every frame recycled through fill more than once).
+TEST(Loopback, AQueueOnUnalignedChunksSendsBackByteForByte) {
+  Loopback lb(
+      {.frames_per_queue = 16, .frame_size = 3000, .ring_size = 8, .unaligned_chunks = true});
+  afxdp::Queue& q = lb.port().queues()[0];
+  for (unsigned char round = 0; round < 8; ++round) {
+    std::vector<std::vector<std::byte>> in;
+    for (unsigned char i = 0; i < 6; ++i) {
+      in.push_back(bytes_of(60 + i, static_cast<unsigned char>(round * 8 + i)));
+      ASSERT_TRUE(lb.inject(0, in.back())) << "round " << int{round};
+    }
+    EXPECT_EQ(q.serve([](Frame&) { return Verdict::send_back; }), 6U);
+    q.flush();
+    EXPECT_EQ(lb.transmitted(0), in) << "round " << int{round};
+  }
+  const afxdp::XdpStatistics s = lb.statistics(0);  // nothing refused or dropped
+  EXPECT_EQ(s, afxdp::XdpStatistics{.tx_ring_empty_descs = s.tx_ring_empty_descs});
+}
+
 // poll(2) on a queue's raw rings as the kernel's xsk_poll answers it in copy mode: it drives tx
 // (not a kick), then POLLOUT only while the tx ring holds at most half its size, POLLIN while rx
 // holds entries. Waiting for POLLOUT it goes round while tx moves; with the completion ring full
