@@ -9,12 +9,14 @@
 #include <afxdp/testing/fake_ring.hpp>
 #include <afxdp/testing/loopback.hpp>
 #include <afxdp/tx_descriptor.hpp>
+#include <afxdp/umem.hpp>
 
 #include "../port_state.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <linux/bpf.h>
+#include <optional>
 #include <poll.h>
 #include <stdexcept>
 #include <thread>
@@ -24,7 +26,7 @@ namespace afxdp::detail {
 struct LoopbackQueue {
   explicit LoopbackQueue(const testing::LoopbackConfig& c)
       : fill(c.fill_size != 0 ? c.fill_size : c.ring_size),
-        completion(c.ring_size),
+        completion(c.completion_size != 0 ? c.completion_size : c.ring_size),
         rx(c.ring_size),
         tx(c.ring_size),
         fill_ring(fill.layout()),
@@ -78,12 +80,47 @@ class LoopbackKernel {
   [[nodiscard]] bool valid(const xdp_desc& d) const noexcept {
     return valid_tx_descriptor(d, {.umem_size = umem_size,
                                    .chunk_size = config.frame_size,
+                                   .unaligned_chunks = config.unaligned_chunks,
                                    .multi_buffer = config.multi_buffer});
+  }
+
+  // The buffer a fill-ring entry lends, or nothing when the kernel would refuse it
+  // (xsk_buff_pool.c: xp_check_aligned rounds down to the chunk; xp_check_unaligned takes the
+  // base as given, offset bits dropped, and wants a whole chunk from it inside the UMEM).
+  [[nodiscard]] std::optional<std::uint64_t> fill_buffer(std::uint64_t entry) const noexcept {
+    const std::uint64_t size = config.frame_size;
+    if (!config.unaligned_chunks) {
+      const std::uint64_t chunk = entry & ~(size - 1);
+      return chunk < umem_size ? std::optional(chunk) : std::nullopt;
+    }
+    const std::uint64_t base = entry & XSK_UNALIGNED_BUF_ADDR_MASK;
+    return base < umem_size && size <= umem_size - base ? std::optional(base) : std::nullopt;
+  }
+  // The rx descriptor's address for data `offset` bytes into the buffer at `base`: the offset in
+  // the upper 16 bits in unaligned mode (xp_get_handle).
+  [[nodiscard]] std::uint64_t rx_address(std::uint64_t base, std::uint64_t offset) const noexcept {
+    return config.unaligned_chunks ? base | offset << XSK_UNALIGNED_BUF_OFFSET_SHIFT
+                                   : base + offset;
   }
 
   // What sendto() does in copy mode. Out of line and never inlined: scripts/cost leaves it out
   // of the count by its name (--toggle-collect), as the kernel's work.
   void kick(std::uint32_t queue);
+  // Copy mode's transmit (xsk_generic_xmit): up to tx_budget descriptors.
+  void send(LoopbackQueue& q);
+  // poll(2) on the queue's socket (xsk_poll).
+  short poll(std::uint32_t queue, short events);
+  // What xsk_poll reports, without driving tx: POLLIN while the rx ring holds entries
+  // (!xskq_prod_is_empty), POLLOUT while the tx ring holds at most half its size
+  // (xsk_tx_writeable); each only where the socket has that ring.
+  [[nodiscard]] short readiness(const LoopbackQueue& q) const noexcept {
+    short ready = 0;
+    if (config.receive && q.rx.producer() != q.rx.consumer()) ready |= POLLIN;
+    if (config.transmit && q.tx.producer() - q.tx.consumer() <= config.ring_size / 2) {
+      ready |= POLLOUT;
+    }
+    return ready;
+  }
 
   static void drop_tx_packet(LoopbackQueue& q) {
     q.tx_packet.clear();
@@ -107,6 +144,10 @@ class LoopbackKernel {
 [[gnu::noinline]] void LoopbackKernel::kick(std::uint32_t queue) {
   LoopbackQueue& q = at(queue);
   ++q.kicks;
+  send(q);
+}
+
+void LoopbackKernel::send(LoopbackQueue& q) {
   for (std::uint32_t sent = 0; sent < config.tx_budget; ++sent) {
     // A completion slot is reserved before a descriptor is taken: none, and tx waits.
     if (q.completion.free_slots() <= q.pending_completions.size() + q.tx_packet_addresses.size()) {
@@ -124,7 +165,7 @@ class LoopbackKernel {
       drop_tx_packet(q);
       continue;
     }
-    const std::byte* data = q.area + d.addr;
+    const std::byte* data = q.area + resolve_address(d.addr, config.unaligned_chunks);
     q.tx_packet.insert(q.tx_packet.end(), data, data + d.len);
     q.tx_packet_addresses.push_back(d.addr);
     if ((d.options & uapi::xdp_pkt_contd) != 0) {
@@ -139,6 +180,23 @@ class LoopbackKernel {
     q.pending_completions.insert(q.pending_completions.end(), q.tx_packet_addresses.begin(),
                                  q.tx_packet_addresses.end());
     q.tx_packet_addresses.clear();
+  }
+}
+
+// The kernel's poll drives tx in copy mode, then reports. A poll waiting for POLLOUT is woken
+// when what it sent is freed (sock_wfree, sk_write_space) and drives tx again; so while POLLOUT is
+// asked, not ready, and the last round sent something, go round again. Nothing else changes the
+// Loopback's state while a poll would wait, so what is not ready now never becomes ready: the
+// caller's timeout.
+short LoopbackKernel::poll(std::uint32_t queue, short events) {
+  LoopbackQueue& q = at(queue);
+  for (;;) {
+    const std::uint32_t consumed = q.tx.consumer();
+    if (config.transmit) send(q);
+    const short ready = readiness(q);
+    if ((ready & events) != 0 || (events & POLLOUT) == 0 || q.tx.consumer() == consumed) {
+      return ready;
+    }
   }
 }
 
@@ -194,6 +252,10 @@ namespace {
 PortConfig port_config(const LoopbackConfig& c) {
   if (c.queues == 0) throw std::invalid_argument("queues: must be at least 1");
   if (c.tx_budget == 0) throw std::invalid_argument("tx_budget: must be at least 1");
+  if ((c.completion_size & (c.completion_size - 1)) != 0) {
+    throw std::invalid_argument("completion_size: " + std::to_string(c.completion_size) +
+                                " must be a power of two (or 0: ring_size)");
+  }
   PortConfig config{.frames_per_queue = c.frames_per_queue,
                     .frame_size = c.frame_size,
                     .headroom = c.headroom,
@@ -203,6 +265,7 @@ PortConfig port_config(const LoopbackConfig& c) {
                     .need_wakeup = c.need_wakeup,
                     .receive = c.receive,
                     .transmit = c.transmit,
+                    .unaligned_chunks = c.unaligned_chunks,
                     .multi_buffer = c.multi_buffer};
   validate(config);
   return config;
@@ -226,6 +289,7 @@ std::unique_ptr<Port::State> loopback_state(const LoopbackConfig& c, detail::Loo
     s.frames = c.frames_per_queue;
     s.frame_size = c.frame_size;
     s.headroom = c.headroom;
+    s.unaligned = c.unaligned_chunks;
     s.multi_buffer = c.multi_buffer;
     s.fill_frames = c.receive ? c.frames_per_queue : 0;
     s.need_wakeup = c.need_wakeup;
@@ -279,20 +343,20 @@ bool Loopback::inject(std::uint32_t queue, std::span<const std::byte> frame) {
       ++q.statistics.rx_dropped;
       return false;
     }
-    const std::uint64_t chunk = entry.front() & ~std::uint64_t{c.frame_size - 1};  // rounded down
-    if (chunk >= kernel_->umem_size) {
+    const std::optional<std::uint64_t> chunk = kernel_->fill_buffer(entry.front());
+    if (!chunk) {
       ++q.statistics.rx_invalid_descs;
       q.kept.insert(q.kept.end(), chunks.begin(), chunks.end());
       return false;
     }
-    chunks.push_back(chunk);
+    chunks.push_back(*chunk);
   }
   std::vector<xdp_desc> descs;
   for (std::size_t i = 0; i < parts; ++i) {
     const std::size_t at = i * room;
     const std::size_t len = std::min(room, frame.size() - at);
     if (len != 0) std::memcpy(q.area + chunks[i] + offset, frame.data() + at, len);
-    descs.push_back({chunks[i] + offset, static_cast<std::uint32_t>(len),
+    descs.push_back({kernel_->rx_address(chunks[i], offset), static_cast<std::uint32_t>(len),
                      i + 1 < parts ? uapi::xdp_pkt_contd : 0U});
   }
   if (q.rx.produce(descs) == 0) {
@@ -314,6 +378,12 @@ XdpStatistics Loopback::statistics(std::uint32_t queue) const {
 }
 
 std::uint64_t Loopback::kicks(std::uint32_t queue) const { return kernel_->at(queue).kicks; }
+
+short Loopback::poll(std::uint32_t queue, short events) { return kernel_->poll(queue, events); }
+
+short Loopback::readiness(std::uint32_t queue) const {
+  return kernel_->readiness(kernel_->at(queue));
+}
 
 Loopback::Rings Loopback::rings(std::uint32_t queue) {
   detail::LoopbackQueue& q = kernel_->at(queue);

@@ -8,11 +8,11 @@
 //   auto sent = lb.transmitted(0);   // what the handler sent back, byte for byte
 //
 // lb.port()'s Queues run the very same code as on a real interface. What is modelled: the ring
-// protocol, copy mode (tx moves only when the application kicks, at most tx_budget descriptors
-// per kick), need_wakeup on tx, XDP_STATISTICS counted where the kernel counts them, the rx
-// offset (XDP_PACKET_HEADROOM plus the UMEM headroom), and faults a test can switch on. Not
-// modelled: an XDP program (every injected frame goes to the queue's socket), time, zero-copy.
-// docs/testing.md says more.
+// protocol, copy mode (tx moves only when the application kicks or polls, at most tx_budget
+// descriptors per kick), poll(2) on the raw rings, need_wakeup on tx, XDP_STATISTICS counted where
+// the kernel counts them, the rx offset (XDP_PACKET_HEADROOM plus the UMEM headroom), unaligned
+// chunks, and faults a test can switch on. Not modelled: an XDP program (every injected frame goes
+// to the queue's socket), time, zero-copy. docs/testing.md says more.
 //
 // Threading: one thread drives the loopback and its queues.
 #pragma once
@@ -37,15 +37,20 @@ struct LoopbackConfig {
   std::uint32_t queues = 1;
   std::uint32_t frames_per_queue = 4096;
   std::uint32_t frame_size = 4096;
-  std::uint32_t ring_size = 2048;  // every ring
-  std::uint32_t fill_size = 0;     // the fill ring alone; 0: ring_size
-  std::uint32_t headroom = 0;      // the UMEM's
+  std::uint32_t ring_size = 2048;     // every ring
+  std::uint32_t fill_size = 0;        // the fill ring alone; 0: ring_size
+  std::uint32_t completion_size = 0;  // the completion ring alone; 0: ring_size
+  std::uint32_t headroom = 0;         // the UMEM's
   bool need_wakeup = true;
   std::uint32_t tx_budget = 32;  // descriptors one kick sends, as copy mode's sendto()
   bool shared_umem = false;      // one UMEM for every queue: forward() without copying
   // XDP_USE_SG: inject() splits a frame larger than one UMEM frame into a chain of fragments, as
   // the kernel does, and tx chains (XDP_PKT_CONTD) go out as one frame.
   bool multi_buffer = false;
+  // XDP_UMEM_UNALIGNED_CHUNK_FLAG: addresses as the kernel's unaligned mode reads and writes them
+  // (resolve_address in umem.hpp); frame_size need not be a power of two. Ordinary memory: one
+  // contiguous allocation, as a hugepage-backed UMEM is, so no page-crossing rule applies.
+  bool unaligned_chunks = false;
   bool receive = true;   // PortConfig::receive: false, the queues have no rx ring
   bool transmit = true;  // PortConfig::transmit: false, the queues have no tx ring
 };
@@ -89,6 +94,16 @@ class Loopback {
   Rings rings(std::uint32_t queue);
   // sendto() on the queue's socket, as a raw loop kicks: the same call a Queue's kick makes.
   void kick(std::uint32_t queue);
+  // poll(2) on the queue's socket as the kernel's xsk_poll answers it in copy mode: it drives tx
+  // as a kick does (not counted in kicks()), then reports POLLIN while the rx ring holds entries
+  // and POLLOUT while the tx ring holds at most half its size (xsk_tx_writeable). While `events`
+  // asks POLLOUT that is not ready and tx moved, it goes round again, as the kernel's poll is
+  // woken by what it sent. Returns every ready event (poll(2) masks them with `events`); none of
+  // `events` ready means a poll that times out: nothing else would change the Loopback meanwhile.
+  // The frames sent wait for transmitted(), as a kick's do.
+  short poll(std::uint32_t queue, short events);
+  // What poll would report now, without driving tx.
+  [[nodiscard]] short readiness(std::uint32_t queue) const;
 
   // ---- Faults a test can switch on ----
   // Publish rx entries but keep the fill ring's consumer index back until release_fill_consumer()

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <poll.h>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -99,6 +101,7 @@ TEST(Loopback, SizesThePortRefusesAreRefusedNamingTheField) {
   EXPECT_NE(message({.frame_size = 3000}).find("frame_size"), std::string::npos);
   EXPECT_NE(message({.queues = 0}).find("queues"), std::string::npos);
   EXPECT_NE(message({.frames_per_queue = 0}).find("frames_per_queue"), std::string::npos);
+  EXPECT_NE(message({.completion_size = 48}).find("completion_size"), std::string::npos);
   EXPECT_EQ(message({.frames_per_queue = 16, .ring_size = 16}), "accepted");
 }
 
@@ -126,6 +129,101 @@ TEST(Loopback, RingsAreTheQueuesOwnAndKickSendsWhatTxHolds) {
   EXPECT_EQ(r.completion->at(0), d.addr);
   EXPECT_THROW((void)lb.rings(1), std::out_of_range);
   EXPECT_THROW(lb.kick(1), std::out_of_range);
+}
+
+// Unaligned chunks as the kernel's unaligned mode has them (xsk_buff_pool.c, xsk_queue.h): a fill
+// address is a buffer's base as given (offset bits dropped), refused when a whole chunk from it
+// would pass the UMEM's end; the rx descriptor carries the data's offset from the base in its
+// upper 16 bits; tx data may lie anywhere inside the UMEM, across frames.
+TEST(Loopback, UnalignedChunksTakeFillAddressesAsGiven) {
+  constexpr std::uint64_t frame = 4001;  // no power of two: unaligned mode allows it
+  Loopback lb(
+      {.frames_per_queue = 8, .frame_size = frame, .ring_size = 8, .unaligned_chunks = true});
+  const Loopback::Rings r = lb.rings(0);
+  // Take back the 8 frames the Queue lent when it started.
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(lb.inject(0, bytes_of(60, 0)));
+  ASSERT_EQ(r.rx->peek(8), 8U);
+  r.rx->release(8);
+  ASSERT_EQ(r.fill->reserve(2), 2U);
+  r.fill->at(0) = (2 * frame - 32) | std::uint64_t{5} << XSK_UNALIGNED_BUF_OFFSET_SHIFT;
+  r.fill->at(1) = 7 * frame + 1;  // a chunk from here ends one byte past the UMEM
+  r.fill->submit(2);
+
+  const auto first = bytes_of(60, 1);
+  ASSERT_TRUE(lb.inject(0, first));
+  ASSERT_EQ(r.rx->peek(1), 1U);
+  const xdp_desc d = r.rx->at(0);
+  r.rx->release(1);
+  EXPECT_EQ(d.addr, (2 * frame - 32) | std::uint64_t{256} << XSK_UNALIGNED_BUF_OFFSET_SHIFT);
+  const std::byte* data = r.area + 2 * frame - 32 + 256;
+  EXPECT_EQ(std::vector<std::byte>(data, data + d.len), first);
+  EXPECT_FALSE(lb.inject(0, bytes_of(60, 2)));
+  EXPECT_EQ(lb.statistics(0).rx_invalid_descs, 1U);
+
+  // Across the boundary of frames 3 and 4, as base + offset and as a plain address.
+  const std::uint64_t base = 4 * frame - 40;
+  std::memcpy(r.area + base + 10, first.data(), first.size());
+  ASSERT_EQ(r.tx->reserve(2), 2U);
+  const std::uint64_t with_offset = base | std::uint64_t{10} << XSK_UNALIGNED_BUF_OFFSET_SHIFT;
+  r.tx->at(0) = {with_offset, 60, 0};
+  r.tx->at(1) = {base + 10, 60, 0};
+  r.tx->submit(2);
+  lb.kick(0);
+  EXPECT_EQ(lb.transmitted(0), (std::vector<std::vector<std::byte>>{first, first}));
+  EXPECT_EQ(lb.statistics(0).tx_invalid_descs, 0U);
+  ASSERT_EQ(r.completion->peek(4), 2U);
+  EXPECT_EQ(r.completion->at(0), with_offset);  // as submitted
+  EXPECT_EQ(r.completion->at(1), base + 10);
+}
+
+// A Queue on unaligned chunks of an odd size runs over the Loopback as over a real port: the
+// frames it lends, receives at base | offset << 48 and sends back come out byte for byte, again
+// and again (every frame recycled through fill more than once).
+TEST(Loopback, AQueueOnUnalignedChunksSendsBackByteForByte) {
+  Loopback lb(
+      {.frames_per_queue = 16, .frame_size = 3000, .ring_size = 8, .unaligned_chunks = true});
+  afxdp::Queue& q = lb.port().queues()[0];
+  for (unsigned char round = 0; round < 8; ++round) {
+    std::vector<std::vector<std::byte>> in;
+    for (unsigned char i = 0; i < 6; ++i) {
+      in.push_back(bytes_of(60 + i, static_cast<unsigned char>(round * 8 + i)));
+      ASSERT_TRUE(lb.inject(0, in.back())) << "round " << int{round};
+    }
+    EXPECT_EQ(q.serve([](Frame&) { return Verdict::send_back; }), 6U);
+    q.flush();
+    EXPECT_EQ(lb.transmitted(0), in) << "round " << int{round};
+  }
+  const afxdp::XdpStatistics s = lb.statistics(0);  // nothing refused or dropped
+  EXPECT_EQ(s, afxdp::XdpStatistics{.tx_ring_empty_descs = s.tx_ring_empty_descs});
+}
+
+// poll(2) on a queue's raw rings as the kernel's xsk_poll answers it in copy mode: it drives tx
+// (not a kick), then POLLOUT only while the tx ring holds at most half its size, POLLIN while rx
+// holds entries. Waiting for POLLOUT it goes round while tx moves; with the completion ring full
+// tx cannot move, and the poll ends without POLLOUT: a timeout.
+TEST(Loopback, PollDrivesTxAndReportsAsTheKernelsXskPoll) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 16, .completion_size = 4});
+  const Loopback::Rings r = lb.rings(0);
+  EXPECT_EQ(lb.poll(0, POLLIN | POLLOUT), POLLOUT);  // tx empty, nothing received
+  ASSERT_EQ(r.tx->reserve(16), 16U);
+  for (std::uint32_t i = 0; i < 16; ++i) r.tx->at(i) = {(32 + i) * 4096ULL, 60, 0};
+  r.tx->submit(16);
+  EXPECT_EQ(lb.readiness(0), 0);
+
+  EXPECT_EQ(lb.poll(0, POLLOUT) & POLLOUT, 0);  // 4 sent, then the completion ring is full
+  EXPECT_EQ(lb.transmitted(0).size(), 4U);
+  EXPECT_EQ(lb.kicks(0), 0U);
+  EXPECT_EQ(lb.poll(0, POLLOUT), 0);  // the 4 completions not taken: nothing moves
+  EXPECT_TRUE(lb.transmitted(0).empty());
+  ASSERT_EQ(r.completion->peek(4), 4U);
+  r.completion->release(4);
+  EXPECT_EQ(lb.poll(0, POLLOUT), POLLOUT);  // 4 more: 8 of 16 left, exactly half
+  EXPECT_EQ(lb.transmitted(0).size(), 4U);
+
+  ASSERT_TRUE(lb.inject(0, bytes_of(60, 3)));
+  EXPECT_EQ(lb.readiness(0), POLLIN | POLLOUT);
+  EXPECT_EQ(lb.poll(0, POLLIN), POLLIN | POLLOUT);  // every ready event, as xsk_poll's mask
+  EXPECT_TRUE(lb.transmitted(0).empty());           // the 4 completions not taken yet
 }
 
 }  // namespace
