@@ -134,7 +134,19 @@ def offered(ours, theirs):
     return text + (f' / {median(theirs, "offered"):.2f}' if theirs else '')
 
 
+def ratio(ours, theirs):
+    """Ours over xdpsock's wait/kick syscalls per frame; xdpsock's set-up alone (under 1e-4 a
+    frame) counts as none."""
+    if not theirs:
+        return ''
+    mine, its = median(ours, 'data'), median(theirs, 'data')
+    if its < 1e-4:
+        return 'both ~0' if mine < 1e-4 else '**above**'
+    return f'{mine / its:.2f}'
+
+
 def rows(cells):
+    """One row per cell: the full set of columns (HEADER)."""
     keys = sorted({k[:3] for k in cells},
                   key=lambda k: (BENCHMARKS.index(k[0]), k[2], WAITS.index(k[1])))
     for benchmark, wait, rate in keys:
@@ -142,23 +154,60 @@ def rows(cells):
         theirs = cells.get((benchmark, wait, rate, 'xdpsock'))
         if not ours:
             continue
-        ratio = ''
-        if theirs and median(theirs, 'data') > 0:
-            ratio = f'{median(ours, "data") / median(theirs, "data"):.2f}'
-        elif theirs:
-            ratio = '= 0' if median(ours, 'data') == 0 else 'above 0'
-        yield [benchmark, wait, f'{rate / 1e6:g} Mpps' if rate else 'unpaced',
-               offered(ours, theirs) if rate else '-',
-               f'{median(ours, "mpps"):.2f}', describe(ours), per_frame(median(ours, 'all')),
-               f'{median(theirs, "mpps"):.2f}' if theirs else '-',
-               describe(theirs) if theirs else '-',
-               per_frame(median(theirs, 'all')) if theirs else '-', ratio,
-               str(len(ours))]
+        yield {'benchmark': benchmark, 'wait': wait,
+               'gen rate': f'{rate / 1e6:g} Mpps' if rate else 'unpaced',
+               'offered Mpps (afxdp / xdpsock)': offered(ours, theirs) if rate else '-',
+               'Mpps (afxdp / xdpsock)': f'{median(ours, "mpps"):.2f}' +
+               (f' / {median(theirs, "mpps"):.2f}' if theirs else ''),
+               'afxdp wait/kick syscalls per frame': describe(ours),
+               'afxdp all': per_frame(median(ours, 'all')),
+               'xdpsock wait/kick syscalls per frame': describe(theirs) if theirs else '-',
+               'xdpsock all': per_frame(median(theirs, 'all')) if theirs else '-',
+               'afxdp / xdpsock': ratio(ours, theirs), 'rounds': str(len(ours))}
 
 
-HEADER = ['benchmark', 'wait', 'gen rate', 'offered Mpps (afxdp / xdpsock)', 'afxdp Mpps',
-          'afxdp wait/kick syscalls per frame', 'afxdp all', 'xdpsock Mpps',
-          'xdpsock wait/kick syscalls per frame', 'xdpsock all', 'afxdp / xdpsock', 'rounds']
+HEADER = ['benchmark', 'wait', 'gen rate', 'offered Mpps (afxdp / xdpsock)', 'Mpps (afxdp / xdpsock)',
+          'afxdp wait/kick syscalls per frame', 'afxdp all', 'xdpsock wait/kick syscalls per frame',
+          'xdpsock all', 'afxdp / xdpsock', 'rounds']
+
+
+def calls(samples):
+    """The syscalls that make up at least a tenth of the wait/kick count, largest first."""
+    if not samples:
+        return '-'
+    parts = [(c, statistics.median(s['each'][c] for s in samples)) for c in DATA_PATH]
+    total = sum(v for _, v in parts)
+    named = [c for c, v in sorted(parts, key=lambda p: -p[1]) if total and v >= total / 10]
+    return ', '.join(named) if total >= 1e-4 else 'none'
+
+
+def markdown(cells):
+    """docs/benchmarks.md's table: a row per benchmark and wait, a column per rate with ours /
+    xdpsock's wait/kick syscalls per frame and the ratio; the calls that make them up."""
+    rates = sorted({k[2] for k in cells}, key=lambda r: (r == 0, r))  # txpush's (no source) last
+    heads = []
+    for rate in rates:
+        got = [median(v, 'offered') for k, v in cells.items() if k[2] == rate]
+        heads.append(f'{rate / 1e6:g} Mpps paced (offered {min(got):.2f}-{max(got):.2f})'
+                     if rate else 'txpush, unpaced')
+    lines = ['| benchmark | wait | ' + ' | '.join(heads) + ' | afxdp\'s calls; xdpsock\'s |',
+             '|---|---|' + '---|' * len(rates) + '---|']
+    for benchmark in BENCHMARKS:
+        for wait in WAITS:
+            row = [benchmark, wait]
+            for rate in rates:
+                ours = cells.get((benchmark, wait, rate, 'afxdp'))
+                theirs = cells.get((benchmark, wait, rate, 'xdpsock'))
+                row.append('-' if not ours else per_frame(median(ours, 'data')) + (
+                    f' / {per_frame(median(theirs, "data"))} ({ratio(ours, theirs)})' if theirs
+                    else ''))
+            if all(cell == '-' for cell in row[2:]):
+                continue
+            some = next(r for r in rates if (benchmark, wait, r, 'afxdp') in cells)
+            row.append(calls(cells.get((benchmark, wait, some, 'afxdp'))) + '; ' +
+                       calls(cells.get((benchmark, wait, some, 'xdpsock'))))
+            lines.append('| ' + ' | '.join(row) + ' |')
+    return lines
 
 
 def main():
@@ -167,7 +216,8 @@ def main():
     parser.add_argument('--markdown', action='store_true')
     parser.add_argument('--command', default='scripts/syscalls')
     options = parser.parse_args()
-    table = list(rows(collect(options.out)))
+    cells = collect(options.out)
+    table = list(rows(cells))
     if not table:
         sys.exit('syscalls: no cell was measured')
     machine = read_machine(os.path.join(options.out, 'machine'))
@@ -176,14 +226,11 @@ def main():
               f'{machine["date"]}; load {machine["load_before"]} before, '
               f'{machine["load_after"]} after.\n')
         print(f'```sh\n{options.command}\n```\n')
-        print('| ' + ' | '.join(HEADER) + ' |')
-        print('|' + '---|' * len(HEADER))
-        for row in table:
-            print('| ' + ' | '.join(row) + ' |')
+        print('\n'.join(markdown(cells)))
         return
     print('\t'.join(HEADER))
     for row in table:
-        print('\t'.join(row))
+        print('\t'.join(row[h] for h in HEADER))
 
 
 if __name__ == '__main__':
