@@ -1,4 +1,5 @@
 #include <afxdp/match.hpp>
+#include <afxdp/net/headers.hpp>
 
 #include <arpa/inet.h>
 #include <cctype>
@@ -9,13 +10,13 @@
 namespace afxdp {
 namespace {
 
-constexpr std::uint16_t ether_ip = 0x0800;
-constexpr std::uint16_t ether_ip6 = 0x86dd;
-constexpr std::uint16_t ether_arp = 0x0806;
+constexpr std::uint16_t ether_ip = net::ether_type_ipv4;
+constexpr std::uint16_t ether_ip6 = net::ether_type_ipv6;
+constexpr std::uint16_t ether_arp = net::ether_type_arp;
 constexpr std::uint16_t ether_rarp = 0x8035;
-constexpr std::uint8_t proto_icmp = 1;
-constexpr std::uint8_t proto_tcp = 6;
-constexpr std::uint8_t proto_udp = 17;
+constexpr std::uint8_t proto_icmp = net::ip_protocol_icmp;
+constexpr std::uint8_t proto_tcp = net::ip_protocol_tcp;
+constexpr std::uint8_t proto_udp = net::ip_protocol_udp;
 constexpr std::uint8_t proto_icmp6 = 58;
 constexpr std::uint8_t proto_sctp = 132;
 

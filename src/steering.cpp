@@ -1,4 +1,5 @@
 #include <afxdp/error.hpp>
+#include <afxdp/net/headers.hpp>
 #include <afxdp/steering.hpp>
 #include <afxdp/xsk_program.hpp>
 
@@ -49,8 +50,8 @@ struct Compiled {
 };
 
 constexpr std::uint32_t port_cells = AFXDP_STEER_PORT_CELLS;
-constexpr std::uint16_t ether_ip = 0x0800;
-constexpr std::uint16_t ether_ip6 = 0x86dd;
+constexpr std::uint16_t ether_ip = net::ether_type_ipv4;
+constexpr std::uint16_t ether_ip6 = net::ether_type_ipv6;
 
 // The cells that hold `t` when it is only (IPv4, IPv6 or either) + (UDP, TCP, SCTP or any of
 // them) + a destination port or range, untagged; 0 for every other shape. Without a protocol
