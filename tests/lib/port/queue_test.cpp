@@ -167,6 +167,44 @@ TEST(Queue, CompletionsOfSeveralQueuesInOneBatchEachGoHomeOnce) {
   expect_accounted(out);
 }
 
+// Linux 6.18's copy mode completes an odd unaligned tx address one lower. A frame another queue
+// lent below this one's range comes back to its lender as its frame start too: rounding only the
+// queue's own range once handed the lender a frame one byte early, which its ledger refused and
+// which it would have lent to the kernel.
+TEST(Queue, AForwardedOddFrameCompletedOneLowerGoesHomeAsItsFrameStart) {
+  constexpr std::uint64_t frame = 3001;  // odd: every other frame starts at an odd address
+  Loopback lb({.queues = 2,
+               .frames_per_queue = 16,
+               .frame_size = frame,
+               .ring_size = 8,
+               .shared_umem = true,
+               .unaligned_chunks = true});
+  Queue& in = lb.port().queues()[0];
+  Queue& out = lb.port().queues()[1];
+  lb.delay_completions(true);
+  for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  std::vector<std::uint64_t> forwarded;
+  in.forward(out, [&](Frame& f) {
+    forwarded.push_back(f.address());
+    return Verdict::forward;
+  });
+  out.flush();
+  ASSERT_EQ(lb.transmitted(1).size(), 4U);
+  std::uint32_t odd = 0;
+  for (const std::uint64_t address : forwarded) {
+    const std::uint64_t start = address & ((1ULL << 48) - 1);  // unaligned: base | offset << 48
+    odd += start % 2;
+    ASSERT_TRUE(lb.inject_completion(1, start % 2 == 1 ? start - 1 : start));
+  }
+  ASSERT_NE(odd, 0U);
+  out.receive([](std::span<Frame>) {});  // collects the completions
+  EXPECT_EQ(out.stats().sent, 4U);
+  EXPECT_EQ(out.stats().refused, 0U);
+  EXPECT_EQ(in.account().tx, 0U);
+  expect_accounted(in);
+  expect_accounted(out);
+}
+
 TEST(Queue, ForwardWithoutASharedUmemCopiesAndLosesNothing) {
   Loopback lb({.queues = 2, .frames_per_queue = 64, .ring_size = 32});
   Queue& in = lb.port().queues()[0];
