@@ -183,16 +183,16 @@ void LoopbackKernel::send(LoopbackQueue& q) {
   }
 }
 
-// The kernel's poll drives tx in copy mode, then reports. A poll waiting for POLLOUT is woken
-// when what it sent is freed (sock_wfree, sk_write_space) and drives tx again; so while POLLOUT is
-// asked, not ready, and the last round sent something, go round again. Nothing else changes the
-// Loopback's state while a poll would wait, so what is not ready now never becomes ready: the
-// caller's timeout.
+// The kernel's poll drives tx in copy mode (for a socket bound with need_wakeup), then reports. A
+// poll waiting for POLLOUT is woken when what it sent is freed (sock_wfree, sk_write_space) and
+// drives tx again; so while POLLOUT is asked, not ready, and the last round sent something, go
+// round again. Nothing else changes the Loopback's state while a poll would wait, so what is not
+// ready now never becomes ready: the caller's timeout.
 short LoopbackKernel::poll(std::uint32_t queue, short events) {
   LoopbackQueue& q = at(queue);
   for (;;) {
     const std::uint32_t consumed = q.tx.consumer();
-    if (config.transmit) send(q);
+    if (config.transmit && config.need_wakeup) send(q);  // xsk_poll: only with need_wakeup
     const short ready = readiness(q);
     if ((ready & events) != 0 || (events & POLLOUT) == 0 || q.tx.consumer() == consumed) {
       return ready;

@@ -226,4 +226,16 @@ TEST(Loopback, PollDrivesTxAndReportsAsTheKernelsXskPoll) {
   EXPECT_TRUE(lb.transmitted(0).empty());           // the 4 completions not taken yet
 }
 
+// The kernel's poll drives tx only for a socket bound with XDP_USE_NEED_WAKEUP (xsk_poll checks
+// the pool's need_wakeup): without it, poll sends nothing and only reports.
+TEST(Loopback, PollWithoutNeedWakeupSendsNothing) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 16, .need_wakeup = false});
+  const Loopback::Rings r = lb.rings(0);
+  ASSERT_EQ(r.tx->reserve(4), 4U);
+  for (std::uint32_t i = 0; i < 4; ++i) r.tx->at(i) = {(32 + i) * 4096ULL, 60, 0};
+  r.tx->submit(4);
+  EXPECT_EQ(lb.poll(0, POLLOUT), POLLOUT);  // 4 of 16 outstanding: writeable
+  EXPECT_TRUE(lb.transmitted(0).empty());
+}
+
 }  // namespace
