@@ -5,6 +5,7 @@
 
 #include <afxdp/queue.hpp>
 #include <afxdp/testing/loopback.hpp>
+#include <afxdp/umem.hpp>
 
 #include <gtest/gtest.h>
 
@@ -192,7 +193,7 @@ TEST(Queue, AForwardedOddFrameCompletedOneLowerGoesHomeAsItsFrameStart) {
   ASSERT_EQ(lb.transmitted(1).size(), 4U);
   std::uint32_t odd = 0;
   for (const std::uint64_t address : forwarded) {
-    const std::uint64_t start = address & ((1ULL << 48) - 1);  // unaligned: base | offset << 48
+    const std::uint64_t start = address & XSK_UNALIGNED_BUF_ADDR_MASK;  // base | offset << 48
     odd += start % 2;
     ASSERT_TRUE(lb.inject_completion(1, start % 2 == 1 ? start - 1 : start));
   }
