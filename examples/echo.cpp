@@ -1,10 +1,10 @@
 // echo: answer every frame on one queue with its MAC addresses swapped; poll() while idle.
 #include "private_network.hpp"  // the set-up: a veth pair of its own and a peer that checks
 
+#include <afxdp/net.hpp>
 #include <afxdp/port.hpp>
 #include <afxdp/run.hpp>
 
-#include <algorithm>
 #include <cstdio>
 
 using namespace std::chrono_literals;
@@ -17,10 +17,8 @@ int main() try {
   auto peer = example::echo_peer(net, 1000);  // sends 1000 frames, expects each back, swapped
 
   const auto swap_macs = [](afxdp::Frame& frame) {
-    if (frame.size() < 14) return afxdp::Verdict::drop;  // not even an Ethernet header
-    const std::span<std::byte> bytes = frame.data();
-    std::swap_ranges(bytes.begin(), bytes.begin() + 6, bytes.begin() + 6);
-    return afxdp::Verdict::send_back;
+    // Shorter than an Ethernet header: nothing to send back.
+    return afxdp::net::swap_macs(frame.data()) ? afxdp::Verdict::send_back : afxdp::Verdict::drop;
   };
   const auto signals = afxdp::stop_on_signals();
   while (!signals.requested() && !peer.done()) {

@@ -1,6 +1,7 @@
-// Packets: parse() a frame into bounds-checked header views, swap_endpoints() to answer it,
-// update_checksums() before sending, resize_payload() to answer with another length. No
-// allocation, no exception, never a read or write past the frame (docs/api.md, "Packets").
+// Packets: parse() a frame into bounds-checked header views, swap_endpoints() to answer it
+// (swap_macs() for an l2fwd-style answer), update_checksums() before sending, resize_payload()
+// to answer with another length. No allocation, no exception, never a read or write past the
+// frame (docs/api.md, "Packets").
 //
 //   afxdp::net::Headers h = afxdp::net::parse(frame.data());
 //   if (!h.udp || h.udp.destination_port() != 7777) return afxdp::Verdict::drop;
@@ -16,29 +17,48 @@
 #include <afxdp/net/headers.hpp>
 #include <afxdp/net/parse.hpp>
 
-#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <span>
 
 namespace afxdp::net {
+
+namespace detail {
+// Swaps N bytes at a with N bytes at b (not overlapping): whole loads and stores, not N byte moves.
+template <std::size_t N>
+inline void swap_bytes(std::byte* a, std::byte* b) noexcept {
+  std::array<std::byte, N> t;  // NOLINT(cppcoreguidelines-pro-type-member-init): written next
+  std::memcpy(t.data(), a, N);
+  std::memcpy(a, b, N);
+  std::memcpy(b, t.data(), N);
+}
+}  // namespace detail
+
+// Swaps a frame's Ethernet destination and source addresses, l2fwd's answer; false, and nothing
+// changed, when the frame is shorter than an Ethernet header.
+inline bool swap_macs(std::span<std::byte> frame) noexcept {
+  if (frame.size() < 14) return false;
+  detail::swap_bytes<6>(frame.data(), frame.data() + 6);
+  return true;
+}
 
 // Swaps source and destination: the Ethernet addresses, the IPv4 or IPv6 addresses, the UDP or
 // TCP ports; an ARP header is left alone. The checksums stay as valid as they were (the sums
 // do not depend on the order), but see update_checksums(): what arrives may not be valid.
 inline void swap_endpoints(Headers& h) noexcept {
-  const auto swap = [](std::byte* a, std::byte* b, std::size_t n) {
-    std::swap_ranges(a, a + n, b);
-  };
-  if (h.ethernet) swap(h.ethernet.data(), h.ethernet.data() + 6, 6);
+  using detail::swap_bytes;
+  if (h.ethernet) swap_bytes<6>(h.ethernet.data(), h.ethernet.data() + 6);
   if (h.ipv4) {
-    swap(h.ipv4.data() + 12, h.ipv4.data() + 16, 4);
+    swap_bytes<4>(h.ipv4.data() + 12, h.ipv4.data() + 16);
   } else if (h.ipv6) {
-    swap(h.ipv6.data() + 8, h.ipv6.data() + 24, 16);
+    swap_bytes<16>(h.ipv6.data() + 8, h.ipv6.data() + 24);
   }
   if (h.udp) {
-    swap(h.udp.data(), h.udp.data() + 2, 2);
+    swap_bytes<2>(h.udp.data(), h.udp.data() + 2);
   } else if (h.tcp) {
-    swap(h.tcp.data(), h.tcp.data() + 2, 2);
+    swap_bytes<2>(h.tcp.data(), h.tcp.data() + 2);
   }
 }
 

@@ -16,6 +16,26 @@ namespace {
 using afxdp::net::Headers;
 using net_test::Bytes;
 
+TEST(NetSwapMacs, SwapsDestinationAndSourceAndNothingElse) {
+  Bytes f(15);
+  for (std::size_t i = 0; i < f.size(); ++i) f[i] = std::byte(i + 1);
+  ASSERT_TRUE(afxdp::net::swap_macs(std::span(f).first(14)));
+  const Bytes want{std::byte{7},  std::byte{8}, std::byte{9},  std::byte{10}, std::byte{11},
+                   std::byte{12}, std::byte{1}, std::byte{2},  std::byte{3},  std::byte{4},
+                   std::byte{5},  std::byte{6}, std::byte{13}, std::byte{14}, std::byte{15}};
+  EXPECT_EQ(f, want);
+}
+
+// Shorter than an Ethernet header: nothing to answer, and not a byte written.
+TEST(NetSwapMacs, RefusesAFrameShorterThanAnEthernetHeader) {
+  Bytes f(13, std::byte{0xab});
+  f[0] = std::byte{1};
+  const Bytes before = f;
+  EXPECT_FALSE(afxdp::net::swap_macs(f));
+  EXPECT_EQ(f, before);
+  EXPECT_FALSE(afxdp::net::swap_macs({}));
+}
+
 TEST(NetSwapEndpoints, SwapsMacsAddressesAndPortsAndKeepsChecksumsValid) {
   net_test::Sample v4 = net_test::udp4();
   Headers h = afxdp::net::parse(v4.frame);

@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <vector>
 
 namespace {
@@ -52,13 +51,6 @@ TEST(UdpFrame, FieldsAndChecksums) {
       EXPECT_EQ(sum16(udp, udp_length, pseudo), 0xFFFFU) << size << (vlan ? " vlan" : "");
     }
   }
-}
-
-TEST(SwapMacs, SwapsDestinationAndSource) {
-  std::uint8_t f[14] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0x08, 0x00};
-  afxdp::tool::swap_macs(f);
-  const std::uint8_t want[14] = {7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5, 6, 0x08, 0x00};
-  EXPECT_EQ(0, std::memcmp(f, want, 14));
 }
 
 }  // namespace

@@ -33,13 +33,4 @@ std::uint32_t udp_frame_headers(bool vlan);
 // its length.
 std::uint32_t build_udp_frame(const UdpFrameSpec& spec, std::span<std::uint8_t> out);
 
-// l2fwd's per-packet step: swap destination and source MAC addresses (len >= 12).
-inline void swap_macs(std::uint8_t* frame) noexcept {
-  for (int i = 0; i < 6; ++i) {
-    const std::uint8_t t = frame[i];
-    frame[i] = frame[6 + i];
-    frame[6 + i] = t;
-  }
-}
-
 }  // namespace afxdp::tool

@@ -1,7 +1,8 @@
 #include "xsk/l2fwd.hpp"
 
 #include "common/frame_fit.hpp"
-#include "common/packet.hpp"
+
+#include <afxdp/net.hpp>
 
 #include <chrono>
 #include <memory>
@@ -9,11 +10,8 @@
 namespace afxdp::tool {
 
 Verdict SwapMacs::operator()(Frame& frame) const noexcept {
-  if (frame.size() >= 14) [[likely]] {
-    swap_macs(reinterpret_cast<std::uint8_t*>(frame.data().data()));
-    return Verdict::send_back;
-  }
-  return Verdict::drop;  // shorter than an Ethernet header: nothing to send back
+  // Shorter than an Ethernet header: nothing to send back.
+  return net::swap_macs(frame.data()) ? Verdict::send_back : Verdict::drop;
 }
 
 void l2fwd_loop(Queue& q, const std::stop_token& stop, const QueueContext& c) {
