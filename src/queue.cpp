@@ -276,7 +276,7 @@ bool Queue::wait(std::chrono::nanoseconds timeout) noexcept {
         return true;
       }
       if (timeout.count() == 0) {
-        IdleWait::yield();
+        idle_.spin_yield();
         return false;
       }
       return poll(POLLOUT, timeout) != 0;
@@ -301,7 +301,7 @@ bool Queue::wait(std::chrono::nanoseconds timeout) noexcept {
   if (spin_.count() != 0 && spin_until_ready(timeout)) return true;
   if (tx_in_flight_ != 0) complete();
   if (timeout.count() == 0) {
-    IdleWait::yield();
+    idle_.spin_yield();
     return rx_ready();
   }
   return (poll(POLLIN, timeout) & POLLIN) != 0;
@@ -341,7 +341,7 @@ bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) 
     }
   }
   if (timeout.count() == 0) {
-    IdleWait::yield();
+    idle.spin_yield();
     return std::any_of(queues.begin(), queues.end(), [](Queue* q) { return q->rx_ready(); });
   }
   std::vector<detail::QueueKernel*> kernels;

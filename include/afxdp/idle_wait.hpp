@@ -6,10 +6,19 @@
 // that a window too short to ever see data can grow again; probes that end empty back off.
 // The measurements behind these numbers are in docs/benchmarks-log.md.
 //
+// A spinning loop (Queue::wait with a zero timeout) ends a window with a yield only while yields
+// pay, that is while the CPU is shared (one core: with the kernel's NAPI thread that delivers our
+// packets, and which waits for our yield until our time slice ends). A yield that comes straight
+// back gave nothing away: the next waits a while, twice as long after each that did not pay, so
+// that a spinner with a CPU of its own makes almost no system call, as xdpsock's does. A yield
+// that took long, or empty windows far apart (another task ran in between), make yields due at
+// every window's end again.
+//
 // Threading: one thread owns an IdleWait, like the ring it watches.
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <sched.h>
 
@@ -25,6 +34,15 @@ class IdleWait {
   // each that did not, up to probe_every_most.
   static constexpr std::uint32_t probe_every = 32;
   static constexpr std::uint32_t probe_every_most = 1024;
+  using Clock = std::chrono::steady_clock;
+  // A yield this long gave the CPU away (one that comes straight back takes about a microsecond
+  // here, a thousandth of them three); the gap after one that did not, first and at most.
+  static constexpr std::chrono::microseconds yield_paid{10};
+  static constexpr std::chrono::microseconds yield_gap_least{16};
+  static constexpr std::chrono::microseconds yield_gap_most{1'000'000};
+  // Empty windows this far apart had another task between them: a window re-checks for at most
+  // some tens of microseconds (`longest`).
+  static constexpr std::chrono::microseconds preempted_after{250};
 
   // Note that the ring had data. If it came during a window, windows as long as twice that wait
   // pay off.
@@ -36,6 +54,7 @@ class IdleWait {
     checks_ = 0;
     probing_ = false;
     limit_ = window_;
+    last_empty_end_ = {};
   }
   // Note that the ring was empty (and pause a beat); true when that ended the window: time to
   // sleep (poll) or yield.
@@ -56,6 +75,39 @@ class IdleWait {
   }
   [[nodiscard]] std::uint32_t window() const noexcept { return window_; }
   [[nodiscard]] std::uint32_t probe_gap() const noexcept { return probe_gap_; }
+  // A spinning loop's window ended: yield the CPU when yields pay, else go on spinning.
+  void spin_yield() noexcept {
+    const Clock::time_point now = Clock::now();
+    note_empty_end(now);
+    if (!yield_due(now)) return;
+    yield();
+    const Clock::time_point after = Clock::now();
+    note_yield(after - now, after);
+  }
+  // A window ended empty at `now`. The last one, with no data since, ended long ago: another task
+  // had the CPU in between (the time slice we held it kept waiting), so yields pay again.
+  void note_empty_end(Clock::time_point now) noexcept {
+    if (last_empty_end_ != Clock::time_point{} && now - last_empty_end_ >= preempted_after) {
+      yield_gap_ = Clock::duration::zero();
+      next_yield_ = now;
+    }
+    last_empty_end_ = now;
+  }
+  [[nodiscard]] bool yield_due(Clock::time_point now) const noexcept { return now >= next_yield_; }
+  // A yield took `took` and ended at `after`: the next is due at once when it paid, else after a
+  // gap twice the last.
+  void note_yield(Clock::duration took, Clock::time_point after) noexcept {
+    if (took >= yield_paid) {
+      yield_gap_ = Clock::duration::zero();
+    } else {
+      const Clock::duration least = yield_gap_least;
+      const Clock::duration most = yield_gap_most;
+      yield_gap_ = std::clamp(yield_gap_ * 2, least, most);
+    }
+    next_yield_ = after + yield_gap_;
+    last_empty_end_ = after;
+  }
+  [[nodiscard]] Clock::duration yield_gap() const noexcept { return yield_gap_; }
   static void yield() noexcept { ::sched_yield(); }
   // One beat of a spin: a spinning hyperthread leaves its sibling the core.
   static void pause() noexcept {
@@ -71,6 +123,9 @@ class IdleWait {
   bool probing_ = false;                   // this window is a probe
   std::uint32_t probe_gap_ = probe_every;  // windows from one probe to the next
   std::uint32_t since_probe_ = 0;          // windows that ended empty since the last probe
+  Clock::duration yield_gap_{};            // from a yield that did not pay to the next yield
+  Clock::time_point next_yield_{};         // no yield before this
+  Clock::time_point last_empty_end_{};     // the last empty window's end; none since data came
 };
 
 }  // namespace afxdp

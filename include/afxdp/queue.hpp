@@ -135,7 +135,9 @@ class Queue {
   // Wait for received frames: kick unsent tx first (never sleeps while frames wait for a kick),
   // re-check the ring for an adaptive while (and spin_before_sleep), then sleep in poll() up to
   // `timeout` (to the nanosecond: a paced sender's next turn may be microseconds away; negative: no
-  // limit); with a zero timeout yield the CPU instead. With busy-poll one recvfrom(), which runs
+  // limit); with a zero timeout yield the CPU instead, while yields give it away (IdleWait: one
+  // that comes straight back makes the next wait, so a spinner alone on its CPU makes almost no
+  // system call). With busy-poll one recvfrom(), which runs
   // the driver's poll, comes first; the window and the sleep or yield follow as without it. True
   // when there is something to do.
   bool wait(std::chrono::nanoseconds timeout) noexcept;

@@ -5,7 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
+
+#include <sched.h>
 
 using afxdp::IdleWait;
 
@@ -82,4 +87,97 @@ TEST(IdleWait, DataAfterGivingUpLeavesTheWindow) {
   const std::uint32_t before = idle.window();
   idle.note_data();
   EXPECT_EQ(idle.window(), before);
+}
+
+// A spinner's yields: one that came straight back (nothing else wanted the CPU) spaces out the
+// next, twice as far each time, up to the most.
+TEST(IdleWait, YieldsThatComeStraightBackSpaceOutTheNext) {
+  using std::chrono::microseconds;
+  IdleWait idle;
+  IdleWait::Clock::time_point t{std::chrono::seconds(100)};
+  ASSERT_TRUE(idle.yield_due(t));  // the first window's end yields
+  idle.note_yield(microseconds(1), t);
+  EXPECT_EQ(idle.yield_gap(), IdleWait::yield_gap_least);
+  EXPECT_FALSE(idle.yield_due(t + IdleWait::yield_gap_least - microseconds(1)));
+  EXPECT_TRUE(idle.yield_due(t + IdleWait::yield_gap_least));
+  IdleWait::Clock::duration gap = IdleWait::yield_gap_least;
+  for (int i = 0; i < 30; ++i) {
+    t += idle.yield_gap();
+    idle.note_yield(microseconds(1), t);
+    gap = std::min<IdleWait::Clock::duration>(gap * 2, IdleWait::yield_gap_most);
+    EXPECT_EQ(idle.yield_gap(), gap) << "yield " << i;
+  }
+  EXPECT_EQ(idle.yield_gap(), IdleWait::Clock::duration(IdleWait::yield_gap_most));
+}
+
+// A yield that gave the CPU away (one core: the kernel's NAPI thread ran) makes the next due at
+// the next window's end.
+TEST(IdleWait, AYieldThatPaidMakesTheNextDueAtOnce) {
+  IdleWait idle;
+  IdleWait::Clock::time_point t{std::chrono::seconds(100)};
+  for (int i = 0; i < 5; ++i) idle.note_yield(std::chrono::microseconds(1), t);
+  ASSERT_FALSE(idle.yield_due(t));
+  t += std::chrono::milliseconds(3);
+  idle.note_yield(IdleWait::yield_paid, t);
+  EXPECT_EQ(idle.yield_gap(), IdleWait::Clock::duration::zero());
+  EXPECT_TRUE(idle.yield_due(t));
+}
+
+// For real: with a second thread busy on the same CPU, spin_yield() hands it the CPU, sees that
+// it did and keeps yielding at every window's end.
+TEST(IdleWait, SpinYieldOnASharedCpuKeepsYielding) {
+  cpu_set_t cpus;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+  std::size_t cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &cpus)) ++cpu;
+  ASSERT_LT(cpu, std::size_t{CPU_SETSIZE});
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  std::atomic<bool> running{false};
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    ::sched_setaffinity(0, sizeof(one), &one);
+    running = true;
+    while (!stop) {
+    }
+  });
+  ASSERT_EQ(::sched_setaffinity(0, sizeof(one), &one), 0);
+  while (!running) IdleWait::yield();
+  IdleWait idle;
+  idle.note_yield(std::chrono::microseconds(1), IdleWait::Clock::now());  // as after one unpaid
+  ASSERT_NE(idle.yield_gap(), IdleWait::Clock::duration::zero());
+  // The scheduler may pick us again at a yield while the busy thread is behind its share (EEVDF:
+  // not yet eligible); within a few yields it takes the CPU for a time slice.
+  IdleWait::Clock::duration gap = idle.yield_gap();
+  for (int yields = 0; yields < 12 && gap != IdleWait::Clock::duration::zero(); ++yields) {
+    while (!idle.yield_due(IdleWait::Clock::now())) {
+    }
+    idle.spin_yield();
+    gap = idle.yield_gap();
+  }
+  stop = true;
+  busy.join();
+  ASSERT_EQ(::sched_setaffinity(0, sizeof(cpus), &cpus), 0);
+  EXPECT_EQ(gap, IdleWait::Clock::duration::zero());
+}
+
+// Empty windows far apart with no data between: another task had the CPU (one core: the NAPI
+// thread, kept waiting for our yield), so yields are due at every window's end again. Data in
+// between says nothing: the stretch was our own work.
+TEST(IdleWait, EmptyWindowsFarApartMakeYieldsDueAgain) {
+  using std::chrono::microseconds;
+  IdleWait idle;
+  IdleWait::Clock::time_point t{std::chrono::seconds(100)};
+  for (int i = 0; i < 10; ++i) idle.note_yield(microseconds(1), t);
+  idle.note_empty_end(t + IdleWait::preempted_after - microseconds(1));
+  EXPECT_FALSE(idle.yield_due(t + IdleWait::preempted_after));
+  t += IdleWait::preempted_after - microseconds(1);
+  idle.note_data();
+  idle.note_empty_end(t + IdleWait::preempted_after);  // the first window after data
+  EXPECT_FALSE(idle.yield_due(t + IdleWait::preempted_after));
+  t += IdleWait::preempted_after;
+  idle.note_empty_end(t + IdleWait::preempted_after);
+  EXPECT_TRUE(idle.yield_due(t + IdleWait::preempted_after));
+  EXPECT_EQ(idle.yield_gap(), IdleWait::Clock::duration::zero());
 }
