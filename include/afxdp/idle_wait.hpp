@@ -6,13 +6,14 @@
 // that a window too short to ever see data can grow again; probes that end empty back off.
 // The measurements behind these numbers are in docs/benchmarks-log.md.
 //
-// A spinning loop (Queue::wait with a zero timeout) ends a window with a yield only while yields
-// pay, that is while the CPU is shared (one core: with the kernel's NAPI thread that delivers our
-// packets, and which waits for our yield until our time slice ends). A yield that comes straight
-// back gave nothing away: the next waits a while, twice as long after each that did not pay, so
-// that a spinner with a CPU of its own makes almost no system call, as xdpsock's does. A yield
-// that took long, or empty windows far apart (another task ran in between), make yields due at
-// every window's end again.
+// A spinning loop (Queue::wait with a zero timeout) ends a window with a yield only while the CPU
+// is shared (one core: with the kernel's NAPI thread, which delivers our packets and, woken while
+// we spin, waits for our yield until our time slice ends). Shared means a yield gave the CPU away
+// (it took long) or two empty windows were far apart (another task ran between them), lately.
+// While the CPU is shared a yield that comes straight back proves nothing (the scheduler may pick
+// us again while the other task is behind its share); after a while of those, the next yield
+// waits, twice as long after each that did not pay, so that a spinner with a CPU of its own makes
+// almost no system call, as xdpsock's does.
 //
 // Threading: one thread owns an IdleWait, like the ring it watches.
 #pragma once
@@ -43,6 +44,8 @@ class IdleWait {
   // Empty windows this far apart had another task between them: a window re-checks for at most
   // some tens of microseconds (`longest`).
   static constexpr std::chrono::microseconds preempted_after{250};
+  // Since the last sign of a shared CPU, yields stay due at every window's end this long.
+  static constexpr std::chrono::microseconds shared_for{1000};
 
   // Note that the ring had data. If it came during a window, windows as long as twice that wait
   // pay off.
@@ -85,29 +88,33 @@ class IdleWait {
     note_yield(after - now, after);
   }
   // A window ended empty at `now`. The last one, with no data since, ended long ago: another task
-  // had the CPU in between (the time slice we held it kept waiting), so yields pay again.
+  // had the CPU in between, so it is shared.
   void note_empty_end(Clock::time_point now) noexcept {
     if (last_empty_end_ != Clock::time_point{} && now - last_empty_end_ >= preempted_after) {
-      yield_gap_ = Clock::duration::zero();
-      next_yield_ = now;
+      note_shared(now);
     }
     last_empty_end_ = now;
   }
   [[nodiscard]] bool yield_due(Clock::time_point now) const noexcept { return now >= next_yield_; }
-  // A yield took `took` and ended at `after`: the next is due at once when it paid, else after a
-  // gap twice the last.
+  // A yield took `took` and ended at `after`: the next is due at once while the CPU is shared,
+  // else after a gap twice the last.
   void note_yield(Clock::duration took, Clock::time_point after) noexcept {
+    last_empty_end_ = after;
     if (took >= yield_paid) {
-      yield_gap_ = Clock::duration::zero();
-    } else {
+      note_shared(after);
+    } else if (after - shared_at_ >= shared_for) {
       const Clock::duration least = yield_gap_least;
       const Clock::duration most = yield_gap_most;
       yield_gap_ = std::clamp(yield_gap_ * 2, least, most);
+      next_yield_ = after + yield_gap_;
     }
-    next_yield_ = after + yield_gap_;
-    last_empty_end_ = after;
   }
   [[nodiscard]] Clock::duration yield_gap() const noexcept { return yield_gap_; }
+  void note_shared(Clock::time_point now) noexcept {
+    shared_at_ = now;
+    yield_gap_ = Clock::duration::zero();
+    next_yield_ = now;
+  }
   static void yield() noexcept { ::sched_yield(); }
   // One beat of a spin: a spinning hyperthread leaves its sibling the core.
   static void pause() noexcept {
@@ -126,6 +133,7 @@ class IdleWait {
   Clock::duration yield_gap_{};            // from a yield that did not pay to the next yield
   Clock::time_point next_yield_{};         // no yield before this
   Clock::time_point last_empty_end_{};     // the last empty window's end; none since data came
+  Clock::time_point shared_at_{};          // the last sign that another task wants this CPU
 };
 
 }  // namespace afxdp

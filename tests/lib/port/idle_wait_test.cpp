@@ -181,3 +181,18 @@ TEST(IdleWait, EmptyWindowsFarApartMakeYieldsDueAgain) {
   EXPECT_TRUE(idle.yield_due(t + IdleWait::preempted_after));
   EXPECT_EQ(idle.yield_gap(), IdleWait::Clock::duration::zero());
 }
+
+// While the CPU is shared, a yield that comes straight back proves nothing (the other task may be
+// behind its share for a moment): yields stay due for shared_for after the last one that paid.
+TEST(IdleWait, WhileTheCpuIsSharedYieldsThatComeStraightBackStayDue) {
+  using std::chrono::microseconds;
+  IdleWait idle;
+  IdleWait::Clock::time_point t{std::chrono::seconds(100)};
+  idle.note_yield(IdleWait::yield_paid, t);
+  idle.note_yield(microseconds(1), t + IdleWait::shared_for - microseconds(1));
+  EXPECT_EQ(idle.yield_gap(), IdleWait::Clock::duration::zero());
+  EXPECT_TRUE(idle.yield_due(t + IdleWait::shared_for - microseconds(1)));
+  idle.note_yield(microseconds(1), t + IdleWait::shared_for);
+  EXPECT_EQ(idle.yield_gap(), IdleWait::yield_gap_least);
+  EXPECT_FALSE(idle.yield_due(t + IdleWait::shared_for + microseconds(1)));
+}
