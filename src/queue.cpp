@@ -63,6 +63,9 @@ Queue::Queue(const detail::QueueSetup& s)
   fill_->submit(lend);
   fill_side_ = lend;
   fill_target_ = lend;
+  // allocate() writes only what differs per frame: a batch's frames are whole frames, and
+  // nothing but resize() (the size) changes them while the application holds them.
+  for (Frame& f : tx_frames_) f.capacity_ = geo_.frame_size;
 }
 
 void Queue::complete_slow(std::uint32_t n) noexcept {
@@ -452,18 +455,15 @@ void Queue::unwind_serve_packets(std::uint32_t n, std::uint32_t p, ChainTake t,
 TxBatch Queue::allocate(std::uint32_t n) {
   if (batch_open_ || tx_ == nullptr) return TxBatch(nullptr, tx_frames_.data(), 0);
   if (tx_in_flight_ != 0) complete();
-  std::array<std::uint64_t, max_batch> chunks;
-  n = pool_.take_as_given(chunks.data(), std::min(n, max_batch));
+  const std::span<const std::uint64_t> chunks = pool_.take_view(std::min(n, max_batch));
+  n = static_cast<std::uint32_t>(chunks.size());
   const detail::FrameGeometry g = geo_;
   Frame* const frames = tx_frames_.data();
-  for (std::uint32_t i = 0; i < n; ++i) {
+  for (std::uint32_t i = 0; i < n; ++i) {  // capacity_ was set once, by the constructor
     Frame& f = frames[i];
     f.data_ = g.area + chunks[i];
     f.address_ = chunks[i];
     f.size_ = 0;
-    f.capacity_ = g.frame_size;
-    f.headroom_ = 0;
-    f.kept_ = false;
   }
   if constexpr (FrameLedger::enabled) {
     for (std::uint32_t i = 0; i < n; ++i)

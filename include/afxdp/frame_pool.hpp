@@ -75,12 +75,19 @@ class FramePool {
   }
 
   // The same frames as take(out, n), in the order they were given (the reverse of take()'s): a
-  // plain copy, for a caller to which the order makes no difference (the fill ring, a TxBatch).
+  // plain copy, for a caller to which the order makes no difference (the fill ring).
   std::uint32_t take_as_given(std::uint64_t* out, std::uint32_t n) noexcept {
     if (n > count_) n = count_;
     count_ -= n;
     std::copy_n(free_.get() + count_, n, out);
     return n;
+  }
+  // As take_as_given, without the copy: the taken frames where the pool kept them, valid until
+  // the next give() (a caller that reads each address once anyway: a TxBatch).
+  [[nodiscard]] std::span<const std::uint64_t> take_view(std::uint32_t n) noexcept {
+    if (n > count_) n = count_;
+    count_ -= n;
+    return {free_.get() + count_, n};
   }
 
   // Return a frame; false, and the frame not taken, when capacity() frames are free already

@@ -336,6 +336,27 @@ TEST(Queue, AllocateBuildsFramesAndUnsentOnesGoBackToThePool) {
   expect_accounted(q);
 }
 
+TEST(Queue, EveryAllocatedFrameStartsEmptyAndWholeBatchAfterBatch) {
+  Loopback lb({.frames_per_queue = 32, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  for (int round = 0; round < 3; ++round) {
+    afxdp::TxBatch batch = q.allocate(8);
+    ASSERT_EQ(batch.size(), 8U);
+    for (afxdp::Frame& f : batch) {
+      EXPECT_EQ(f.size(), 0U);
+      EXPECT_EQ(f.capacity(), 4096U);
+      EXPECT_EQ(f.headroom(), 0U);
+      EXPECT_EQ(f.data().data(), lb.rings(0).area + f.address());
+      ASSERT_TRUE(f.resize(60));
+    }
+    EXPECT_EQ(batch.send(4), 4U);  // the rest go back to the pool, resized
+    q.flush();
+    (void)lb.transmitted(0);
+    EXPECT_TRUE(q.drain(1000ms));
+  }
+  expect_accounted(q);
+}
+
 TEST(Queue, TheRxOffsetIsThePacketHeadroomPlusTheUmemHeadroom) {
   Loopback lb({.frames_per_queue = 16, .ring_size = 16, .headroom = 128});
   Queue& q = lb.port().queues()[0];

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace {
@@ -56,6 +57,18 @@ TEST(FramePool, TakeAsGivenTakesTheSameFramesInTheOrderGiven) {
   EXPECT_EQ(pool.available(), 5U);
   std::vector<std::uint64_t> rest(8);
   EXPECT_EQ(pool.take_as_given(rest.data(), 8), 5U);  // no more than there are
+  EXPECT_EQ(pool.available(), 0U);
+}
+
+TEST(FramePool, TakeViewShowsTheSameFramesAsTakeAsGivenWithoutACopy) {
+  afxdp::FramePool pool(8, 4096);
+  const std::vector<std::uint64_t> given{8192, 0, 4096};
+  for (int i = 0; i < 3; ++i) (void)pool.take();
+  pool.give(given.data(), 3);
+  const std::span<const std::uint64_t> view = pool.take_view(3);
+  EXPECT_EQ(std::vector<std::uint64_t>(view.begin(), view.end()), given);
+  EXPECT_EQ(pool.available(), 5U);
+  EXPECT_EQ(pool.take_view(8).size(), 5U);  // no more than there are
   EXPECT_EQ(pool.available(), 0U);
 }
 
