@@ -486,25 +486,7 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
     n = std::min(n, q.tx_->free_slots(n));
   }
   n = q.tx_->reserve(n);  // all n: they fit
-  const detail::FrameGeometry g = q.geo_;
-  RingCursor<xdp_desc> tx(q.tx_->reserved());
-  std::uint8_t* const on_tx = q.on_tx_.data();
-  const Frame* const frames = frames_ + next_;
-  std::uint32_t sent = 0;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const Frame& f = frames[i];
-    // The kernel skips an empty descriptor and never completes it: the frame would be lost.
-    if (f.size_ == 0) [[unlikely]] {
-      q.pool_.give(f.address_);
-      q.record(f.address_, FramePlace::application, FramePlace::free);
-      detail::QueueCounters::add(q.counters_.refused, 1);
-      continue;
-    }
-    tx.put(xdp_desc{f.address_, f.size_, 0});
-    ++sent;
-    on_tx[g.index(f.address_)] = 1;
-    q.record(f.address_, FramePlace::application, FramePlace::tx);
-  }
+  const std::uint32_t sent = q.put_batch(frames_ + next_, n);
   q.tx_->cancel(n - sent);
   q.tx_->submit(sent);
   q.tx_in_flight_ += sent;
@@ -550,6 +532,41 @@ std::uint32_t TxBatch::send_packet(std::uint32_t fragments) {
   q.tx_out_ += fragments;
   q.after_send();
   return fragments;
+}
+
+std::uint32_t Queue::put_batch(const Frame* frames, std::uint32_t n) noexcept {
+  const detail::FrameGeometry g = geo_;
+  std::uint8_t* const on_tx = on_tx_.data();
+  // Each frame into the slot of its own index, up to the first empty one.
+  const Frame* f = frames;
+  for (const std::span<xdp_desc> part : tx_->reserved().parts()) {
+    for (xdp_desc& slot : part) {
+      if (f->size_ == 0) [[unlikely]]
+        return put_packed(frames, n, static_cast<std::uint32_t>(f - frames));
+      slot = xdp_desc{f->address_, f->size_, 0};
+      on_tx[g.index(f->address_)] = 1;
+      record(f->address_, FramePlace::application, FramePlace::tx);
+      ++f;
+    }
+  }
+  return n;
+}
+
+std::uint32_t Queue::put_packed(const Frame* frames, std::uint32_t n, std::uint32_t i) noexcept {
+  const RingWindow<xdp_desc> tx = tx_->reserved();
+  std::uint32_t sent = i;
+  for (; i < n; ++i) {
+    const Frame& f = frames[i];
+    if (f.size_ == 0) {
+      pool_.give(f.address_);
+      record(f.address_, FramePlace::application, FramePlace::free);
+      detail::QueueCounters::add(counters_.refused, 1);
+      continue;
+    }
+    tx[sent++] = xdp_desc{f.address_, f.size_, 0};
+    to_tx(f.address_, FramePlace::application);
+  }
+  return sent;
 }
 
 TxBatch::~TxBatch() {

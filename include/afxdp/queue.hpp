@@ -264,6 +264,12 @@ class Queue {
   int poll(short events, std::chrono::nanoseconds timeout) noexcept;
   void wake_result(int error) noexcept;
   void end_batch(TxBatch& batch) noexcept;
+  // A TxBatch's n frames onto the n slots reserved on tx, in order, but an empty one (the kernel
+  // skips an empty descriptor and never completes it: the frame would be lost), which goes back
+  // to the pool, refused and counted. Returns how many went on tx.
+  std::uint32_t put_batch(const Frame* frames, std::uint32_t n) noexcept;
+  // put_batch's rest from frames[i] on, the first empty one: packed into the slots from i on.
+  std::uint32_t put_packed(const Frame* frames, std::uint32_t n, std::uint32_t i) noexcept;
   void abandon(FrameRef& frame) noexcept;
   // Where completed frames go home: a queue's frames [first, first + span) and their on-tx marks
   // (to_tx's, cleared by complete_slow as it accepts). span 0: nowhere, an address no queue lent.

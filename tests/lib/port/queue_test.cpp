@@ -357,6 +357,43 @@ TEST(Queue, EveryAllocatedFrameStartsEmptyAndWholeBatchAfterBatch) {
   expect_accounted(q);
 }
 
+// A batch's empty frames are refused where they stand and the rest go out in order, also when the
+// batch's tx slots wrap round the ring's end.
+TEST(Queue, EmptyFramesAmidABatchAreRefusedAndTheRestGoOutInOrderAcrossTheRingsEnd) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  {
+    afxdp::TxBatch batch = q.allocate(10);  // moves tx to slot 10 of 16
+    for (Frame& f : batch) ASSERT_TRUE(f.resize(60));
+    ASSERT_EQ(batch.send(), 10U);
+  }
+  q.flush();
+  ASSERT_EQ(lb.transmitted(0).size(), 10U);
+  ASSERT_TRUE(q.drain(1000ms));
+  std::vector<std::vector<std::byte>> expected;
+  {
+    afxdp::TxBatch batch = q.allocate(12);
+    ASSERT_EQ(batch.size(), 12U);
+    for (std::uint32_t i = 0; i < 12; ++i) {
+      if (i == 2 || i == 7 || i == 11) continue;  // left empty
+      const auto bytes = packet(i, 60);
+      ASSERT_TRUE(batch[i].resize(60));
+      std::memcpy(batch[i].data().data(), bytes.data(), bytes.size());
+      expected.push_back(bytes);
+    }
+    EXPECT_EQ(batch.send(), 12U);
+  }
+  expect_accounted(q);
+  EXPECT_EQ(q.account().tx, 9U);
+  EXPECT_EQ(q.stats().refused, 3U);
+  q.flush();
+  EXPECT_EQ(lb.transmitted(0), expected);
+  EXPECT_EQ(lb.statistics(0).tx_invalid_descs, 0U);
+  EXPECT_TRUE(q.drain(1000ms));
+  EXPECT_EQ(q.stats().sent, 19U);
+  expect_accounted(q);
+}
+
 TEST(Queue, TheRxOffsetIsThePacketHeadroomPlusTheUmemHeadroom) {
   Loopback lb({.frames_per_queue = 16, .ring_size = 16, .headroom = 128});
   Queue& q = lb.port().queues()[0];
