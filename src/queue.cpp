@@ -42,7 +42,8 @@ Queue::Queue(const detail::QueueSetup& s)
       // Copy mode sends only when kicked: once per few batches, and whenever rx runs dry.
       kick_at_(s.tx != nullptr ? std::min(s.tx->size() / 4, 4 * default_batch) : 0),
       frames_count_(s.frames),
-      pool_(s.frames, s.frame_size, s.first),
+      // Spare room for one completion batch: complete_slow writes there before it knows.
+      pool_(s.frames, s.frame_size, s.first, max_batch),
       on_tx_((std::uint64_t{s.frames} * s.frame_size >> geo_.frame_shift) + 1),
       ledger_(s.frames, s.frame_size),
       fd_(s.fd),
@@ -69,38 +70,31 @@ Queue::Queue(const detail::QueueSetup& s)
 }
 
 void Queue::complete_slow(std::uint32_t n) noexcept {
-  // Not chunks_: a handler may collect completions (allocate()) while its batch lists the frames
-  // it dropped there.
-  std::array<std::uint64_t, max_batch> run;  // completed frames of one queue, going home
   const detail::FrameGeometry g = geo_;
   while (n != 0) {
-    Home home{this, g.first, g.span, on_tx_.data(), g.frame_shift};
-    std::uint32_t marked = 0;
+    Home home = own_home();
+    std::size_t marked = 0;  // of the current home's, written at home.free
     std::uint32_t accepted = 0;
     for (const std::span<const std::uint64_t> part : completion_->peeked().parts()) {
-      for (const std::uint64_t address : part) {
-        std::uint64_t chunk = g.chunk(address);
-        // Linux 6.18's copy mode hands an odd tx address back one lower (it tags bit 0 of the
-        // skb's destructor_arg); our tx addresses are frame starts, so take the nearest one.
-        if (g.unaligned) [[unlikely]]
-          chunk = nearest_frame(chunk);
-        if (chunk - home.first >= home.span) [[unlikely]] {
-          // Not the current home's: another queue's frame (forward()), or this one's again. The
-          // run so far goes home first.
-          if (marked != 0) accepted += home.queue->take_back(run.data(), marked);
-          marked = 0;
-          home = home_of(chunk);
-          if (home.queue == nullptr) continue;  // no queue lent it: the peer's error, refused
+      const std::uint64_t* next = part.data();
+      const std::uint64_t* const end = next + part.size();
+      while ((next = g.unaligned ? accept<true>(home, next, end, marked)
+                                 : accept<false>(home, next, end, marked)) != end) {
+        // Not the current home's: another queue's frame (forward()), or this one's again. The
+        // run so far goes home first.
+        if (marked != 0) accepted += home.queue->take_back(static_cast<std::uint32_t>(marked));
+        marked = 0;
+        std::uint64_t chunk = g.chunk(*next);
+        if (g.unaligned) chunk = nearest_frame(chunk);
+        home = home_of(chunk);
+        if (home.queue == nullptr || chunk - home.first >= home.span) [[unlikely]] {
+          // No queue lent it: the peer's error, refused (counted below as what was not accepted).
+          home = own_home();
+          ++next;
         }
-        // Accepted when it was out on tx; else a duplicate, or never sent: refused (counted below
-        // as what was not accepted).
-        std::uint8_t& mark = home.on_tx[(chunk - home.first) >> home.shift];
-        run[marked] = chunk;
-        marked += mark;
-        mark = 0;
       }
     }
-    if (marked != 0) accepted += home.queue->take_back(run.data(), marked);
+    if (marked != 0) accepted += home.queue->take_back(static_cast<std::uint32_t>(marked));
     completion_->release(n);
     const std::uint32_t refused = n - accepted;
     accepted = std::min(accepted, tx_in_flight_);
@@ -112,13 +106,14 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
 }
 
 Queue::Home Queue::home_of(std::uint64_t chunk) noexcept {
-  Queue* owner = this;
-  if (chunk - geo_.first >= geo_.span) {
-    owner = owners_ != nullptr ? owners_->owner_of(chunk) : nullptr;
-    if (owner == nullptr || owner == this) return {};
-  }
-  const detail::FrameGeometry& g = owner->geo_;
-  return {owner, g.first, g.span, owner->on_tx_.data(), g.frame_shift};
+  if (chunk - geo_.first < geo_.span) return own_home();
+  Queue* const owner = owners_ != nullptr ? owners_->owner_of(chunk) : nullptr;
+  if (owner == nullptr || owner == this) return {};
+  return owner->own_home();
+}
+
+Queue::Home Queue::own_home() noexcept {
+  return {this, geo_.first, geo_.span, on_tx_.data(), geo_.frame_shift, pool_.spare()};
 }
 
 void Queue::refuse(std::uint8_t needs, const char* verb) const {
@@ -145,6 +140,29 @@ std::uint64_t Queue::nearest_frame(std::uint64_t chunk) const noexcept {
   return (chunk + size / 2) / size * size;
 }
 
+template <bool Unaligned>
+const std::uint64_t* Queue::accept(const Home& home, const std::uint64_t* next,
+                                   const std::uint64_t* end, std::size_t& accepted) const noexcept {
+  const std::uint64_t chunk_mask = geo_.chunk_mask;
+  std::size_t marked = accepted;
+  for (; next != end; ++next) {
+    std::uint64_t chunk = *next & chunk_mask;
+    // Linux 6.18's copy mode hands an odd tx address back one lower (it tags bit 0 of the skb's
+    // destructor_arg); our tx addresses are frame starts, so take the nearest one.
+    if constexpr (Unaligned) chunk = nearest_frame(chunk);
+    home.free[marked] = chunk;  // kept only when accepted below (spare(): always in bounds)
+    const std::uint64_t at = chunk - home.first;
+    if (at >= home.span) [[unlikely]]
+      break;
+    // Accepted when it was out on tx; else a duplicate, or never sent: refused.
+    std::uint8_t& mark = home.on_tx[at >> home.shift];
+    marked += mark;
+    mark = 0;
+  }
+  accepted = marked;
+  return next;
+}
+
 void Queue::top_up_fill() noexcept {
   std::uint32_t n = std::min(fill_target_ - fill_side_, pool_.available());
   n = fill_->reserve(std::min(n, fill_->free_slots(n)));  // what fits, then all of it
@@ -159,10 +177,15 @@ void Queue::top_up_fill() noexcept {
   fill_side_ += n;
 }
 
-std::uint32_t Queue::take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept {
+std::uint32_t Queue::take_back(std::uint32_t n) noexcept {
   n = std::min(n, tx_out_);
   tx_out_ -= n;
-  recycle_chunks(chunks, n, FramePlace::tx);
+  if constexpr (FrameLedger::enabled) {
+    const std::uint64_t* const chunks = pool_.spare();
+    for (std::uint32_t i = 0; i < n; ++i) record(chunks[i], FramePlace::tx, FramePlace::free);
+  }
+  (void)pool_.give_spare(n);
+  if (fill_side_ < fill_target_) top_up_fill();
   return n;
 }
 

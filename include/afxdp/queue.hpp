@@ -31,6 +31,7 @@
 #include <atomic>
 #include <chrono>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -271,20 +272,30 @@ class Queue {
   // put_batch's rest from frames[i] on, the first empty one: packed into the slots from i on.
   std::uint32_t put_packed(const Frame* frames, std::uint32_t n, std::uint32_t i) noexcept;
   void abandon(FrameRef& frame) noexcept;
-  // Where completed frames go home: a queue's frames [first, first + span) and their on-tx marks
-  // (to_tx's, cleared by complete_slow as it accepts). span 0: nowhere, an address no queue lent.
+  // Where completed frames go home: a queue's frames [first, first + span), their on-tx marks
+  // (to_tx's, cleared by complete_slow as it accepts) and its pool's spare() slots, where they
+  // are written. queue null: nowhere, an address no queue lent.
   struct Home {
     Queue* queue = nullptr;
     std::uint64_t first = 0;
     std::uint64_t span = 0;
     std::uint8_t* on_tx = nullptr;
     std::uint32_t shift = 0;
+    std::uint64_t* free = nullptr;
   };
   // The queue a completed chunk belongs to: this one, or (a shared UMEM) the one that lent it.
   Home home_of(std::uint64_t chunk) noexcept;
+  Home own_home() noexcept;
+  // complete_slow's loop: completed addresses from `next` on, while they are home's frames, each
+  // written to home.free[accepted] and counted in `accepted` when its on-tx mark was set (the
+  // mark cleared). Returns where it stopped: at `end`, or at an address of another home.
+  template <bool Unaligned>
+  const std::uint64_t* accept(const Home& home, const std::uint64_t* next, const std::uint64_t* end,
+                              std::size_t& accepted) const noexcept;
   // n of this queue's frames completed (their on-tx marks cleared), from any queue's completion
-  // ring: recycled. Returns how many were accepted (no more than were out).
-  std::uint32_t take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept;
+  // ring, written at its pool's spare(): given to the pool, and the fill ring topped up while it
+  // lacks frames. Returns how many were accepted (no more than were out).
+  std::uint32_t take_back(std::uint32_t n) noexcept;
   // Multi-buffer: peek up to max descriptors (more, to complete the first chain) and cancel a
   // chain cut at the end; returns the descriptors to take, 0 when rx had nothing whole.
   std::uint32_t peek_chains(std::uint32_t max) noexcept;

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -166,6 +167,52 @@ TEST(Queue, CompletionsOfSeveralQueuesInOneBatchEachGoHomeOnce) {
   EXPECT_EQ(out.account().tx, 0U);
   expect_accounted(in);
   expect_accounted(out);
+}
+
+// Runs of one queue's completions broken by an address no queue lent, and duplicates of frames
+// already accepted, own and forwarded, in the same batch: each frame back in its pool once.
+TEST(Queue, RefusedCompletionsAmidRunsLeaveEachFrameInItsPoolOnce) {
+  Loopback lb({.queues = 2, .frames_per_queue = 32, .ring_size = 16, .shared_umem = true});
+  Queue& in = lb.port().queues()[0];
+  Queue& out = lb.port().queues()[1];
+  lb.delay_completions(true);
+  std::vector<std::uint64_t> own;
+  const auto send_own = [&] {
+    afxdp::TxBatch batch = out.allocate(1);
+    ASSERT_TRUE(batch[0].resize(60));
+    own.push_back(batch[0].address());
+    ASSERT_EQ(batch.send(), 1U);
+  };
+  send_own();
+  ASSERT_TRUE(lb.inject(0, packet(0)));
+  std::uint64_t forwarded = 0;
+  in.forward(out, [&](Frame& f) {
+    forwarded = f.address();
+    return Verdict::forward;
+  });
+  send_own();
+  send_own();
+  out.flush();
+  ASSERT_EQ(lb.transmitted(1).size(), 4U);
+  ASSERT_TRUE(lb.inject_completion(1, own[0]));
+  ASSERT_TRUE(lb.inject_completion(1, 1ULL << 40));  // between two of out's own
+  ASSERT_TRUE(lb.inject_completion(1, own[1]));
+  ASSERT_TRUE(lb.inject_completion(1, own[0]));  // duplicates, own and forwarded
+  ASSERT_TRUE(lb.inject_completion(1, forwarded));
+  ASSERT_TRUE(lb.inject_completion(1, forwarded));
+  lb.complete_delayed(1);  // own[0], forwarded, own[1], own[2]: all but own[2] again
+  EXPECT_TRUE(out.drain(1000ms));
+  EXPECT_EQ(out.stats().sent, 4U);
+  EXPECT_EQ(out.stats().refused, 6U);
+  expect_accounted(in);
+  expect_accounted(out);
+  for (Queue* q : {&in, &out}) {
+    std::vector<std::uint64_t> free;
+    q->for_each_free_frame([&](Frame& f) { free.push_back(f.address()); });
+    std::sort(free.begin(), free.end());
+    EXPECT_EQ(std::adjacent_find(free.begin(), free.end()), free.end()) << q->name();
+    EXPECT_EQ(free.size(), q->account().free);
+  }
 }
 
 // Linux 6.18's copy mode completes an odd unaligned tx address one lower. A frame another queue
