@@ -145,6 +145,9 @@ const std::uint64_t* Queue::accept(const Home& home, const std::uint64_t* next,
                                    const std::uint64_t* end, std::size_t& accepted) const noexcept {
   const std::uint64_t chunk_mask = geo_.chunk_mask;
   std::size_t marked = accepted;
+  // Unrolled, as put_batch's and allocate's loops: the loop's own step and test, once per four
+  // frames, are a fifth of its instructions per frame otherwise (scripts/cost).
+#pragma GCC unroll 4
   for (; next != end; ++next) {
     std::uint64_t chunk = *next & chunk_mask;
     // Linux 6.18's copy mode hands an odd tx address back one lower (it tags bit 0 of the skb's
@@ -482,6 +485,7 @@ TxBatch Queue::allocate(std::uint32_t n) {
   n = static_cast<std::uint32_t>(chunks.size());
   const detail::FrameGeometry g = geo_;
   Frame* const frames = tx_frames_.data();
+#pragma GCC unroll 4
   for (std::uint32_t i = 0; i < n; ++i) {  // capacity_ was set once, by the constructor
     Frame& f = frames[i];
     f.data_ = g.area + chunks[i];
@@ -563,6 +567,7 @@ std::uint32_t Queue::put_batch(const Frame* frames, std::uint32_t n) noexcept {
   // Each frame into the slot of its own index, up to the first empty one.
   const Frame* f = frames;
   for (const std::span<xdp_desc> part : tx_->reserved().parts()) {
+#pragma GCC unroll 4
     for (xdp_desc& slot : part) {
       if (f->size_ == 0) [[unlikely]]
         return put_packed(frames, n, static_cast<std::uint32_t>(f - frames));
