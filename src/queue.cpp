@@ -133,13 +133,6 @@ void Queue::refuse(std::uint8_t needs, const char* verb) const {
   throw std::logic_error(std::string("Queue::") + verb + " on " + name() + ": " + why);
 }
 
-// Frames start at multiples of the frame size from the UMEM's start, in every queue's range (each
-// queue's first frame is one of them), so a frame lent by another queue rounds the same way.
-std::uint64_t Queue::nearest_frame(std::uint64_t chunk) const noexcept {
-  const std::uint64_t size = geo_.frame_size;
-  return (chunk + size / 2) / size * size;
-}
-
 template <bool Unaligned>
 const std::uint64_t* Queue::accept(const Home& home, const std::uint64_t* next,
                                    const std::uint64_t* end, std::size_t& accepted) const noexcept {

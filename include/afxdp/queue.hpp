@@ -239,8 +239,14 @@ class Queue {
   // Give frames (chunk addresses) back: to the fill ring while it lacks frames and has room,
   // else to the pool.
   void recycle_chunks(const std::uint64_t* chunks, std::uint32_t n, FramePlace from) noexcept;
-  // The frame start nearest to `chunk` (unaligned mode, where frames may be any size).
-  [[nodiscard]] std::uint64_t nearest_frame(std::uint64_t chunk) const noexcept;
+  // The frame start nearest to `chunk` (unaligned mode, where frames may be any size). Frames
+  // start at multiples of the frame size from the UMEM's start, in every queue's range (each
+  // queue's first frame is one of them), so a frame lent by another queue rounds the same way.
+  // Inline: complete_slow calls it per completion.
+  [[nodiscard]] std::uint64_t nearest_frame(std::uint64_t chunk) const noexcept {
+    const std::uint64_t size = geo_.frame_size;
+    return (chunk + size / 2) / size * size;
+  }
   // Lend pool frames to the fill ring until it holds its share again (or has no room).
   void top_up_fill() noexcept;
   // Completions: this queue's frames are recycled, the other queue's go back to it.
