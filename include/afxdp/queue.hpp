@@ -323,7 +323,7 @@ class Queue {
     std::uint32_t sent_back = 0;  // on this queue's tx ring
     std::uint32_t dropped = 0;
     std::uint32_t back = 0;  // frames to recycle (dropped, or copied out), their chunks in chunks_
-    std::uint32_t own_out = 0;  // this queue's frames put on out's tx ring (a shared UMEM)
+    std::uint32_t copied = 0;  // of the forwarded, copied into out's frames (no shared UMEM)
   };
   // receive()'s `taken` frames back but those the reader kept: when a descriptor was refused, a
   // frame kept, the fill ring has no room for all, or the reader threw.

@@ -285,7 +285,6 @@ inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uin
           const std::uint64_t chunk = g.chunk(frame.address_);
           out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
           ++tally.forwarded;
-          ++tally.own_out;
           on_tx[g.index(chunk)] = 1;
           record(chunk, FramePlace::application, FramePlace::tx);
           continue;
@@ -311,12 +310,12 @@ inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, 
       out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
       ++tally.forwarded;
       to_tx(chunk, FramePlace::application);
-      ++tally.own_out;
       return;
     }
     if (xdp_desc copy{}; out.copy_in(frame, copy)) {
       out_tx.put(copy);
       ++tally.forwarded;
+      ++tally.copied;
     } else {
       ++tally.dropped;
     }
@@ -336,7 +335,7 @@ inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, 
 
 inline void Queue::finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally) {
   end_rx(n, tally.taken);
-  tx_out_ += tally.own_out;
+  tx_out_ += tally.forwarded - tally.copied;  // this queue's frames now on out's tx ring
   recycle_chunks(chunks_.data(), tally.back, FramePlace::application);
   detail::QueueCounters::add(counters_.forwarded, tally.forwarded);
   if (tally.dropped != 0) detail::QueueCounters::add(counters_.dropped, tally.dropped);
