@@ -37,11 +37,13 @@ class FramePool {
  public:
   FramePool() = default;
   // frame_count frames of frame_size bytes from `first` on start out free; take() hands out the
-  // lowest address first.
-  FramePool(std::uint32_t frame_count, std::uint32_t frame_size, std::uint64_t first = 0)
-      : free_(std::make_unique_for_overwrite<std::uint64_t[]>(frame_count)),
+  // lowest address first. `spare`: room for that many addresses past capacity() (see spare()).
+  FramePool(std::uint32_t frame_count, std::uint32_t frame_size, std::uint64_t first = 0,
+            std::uint32_t spare = 0)
+      : free_(std::make_unique_for_overwrite<std::uint64_t[]>(std::size_t{frame_count} + spare)),
         count_(frame_count),
-        capacity_(frame_count) {
+        capacity_(frame_count),
+        spare_(spare) {
     for (std::uint32_t i = 0; i < frame_count; ++i) {
       free_[i] = first + std::uint64_t{frame_count - 1 - i} * frame_size;
     }
@@ -75,12 +77,19 @@ class FramePool {
   }
 
   // The same frames as take(out, n), in the order they were given (the reverse of take()'s): a
-  // plain copy, for a caller to which the order makes no difference (the fill ring, a TxBatch).
+  // plain copy, for a caller to which the order makes no difference (the fill ring).
   std::uint32_t take_as_given(std::uint64_t* out, std::uint32_t n) noexcept {
     if (n > count_) n = count_;
     count_ -= n;
     std::copy_n(free_.get() + count_, n, out);
     return n;
+  }
+  // As take_as_given, without the copy: the taken frames where the pool kept them, valid until
+  // the next give() (a caller that reads each address once anyway: a TxBatch).
+  [[nodiscard]] std::span<const std::uint64_t> take_view(std::uint32_t n) noexcept {
+    if (n > count_) n = count_;
+    count_ -= n;
+    return {free_.get() + count_, n};
   }
 
   // Return a frame; false, and the frame not taken, when capacity() frames are free already
@@ -97,10 +106,26 @@ class FramePool {
     return true;
   }
 
+  // Where give_spare() finds frames: a caller that learns whether it gives a frame only after
+  // writing its address (Queue's completions: written, then kept when it was out) writes there,
+  // up to spare_room() addresses, always in bounds, and gives the first n with give_spare(n).
+  [[nodiscard]] std::uint64_t* spare() noexcept { return free_.get() + count_; }
+  [[nodiscard]] std::uint32_t spare_room() const noexcept { return capacity_ - count_ + spare_; }
+  // The first n addresses written at spare(), given as give() would: all or none.
+  bool give_spare(std::uint32_t n) noexcept {
+    if (n > capacity_ - count_) [[unlikely]] {
+      detail::frame_pool_contract_broken("give_spare", "capacity() frames are free already");
+      return false;
+    }
+    count_ += n;
+    return true;
+  }
+
  private:
   std::unique_ptr<std::uint64_t[]> free_;
   std::uint32_t count_ = 0;
   std::uint32_t capacity_ = 0;
+  std::uint32_t spare_ = 0;
 };
 
 }  // namespace afxdp

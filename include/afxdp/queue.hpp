@@ -31,6 +31,7 @@
 #include <atomic>
 #include <chrono>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -240,8 +241,14 @@ class Queue {
   // Give frames (chunk addresses) back: to the fill ring while it lacks frames and has room,
   // else to the pool.
   void recycle_chunks(const std::uint64_t* chunks, std::uint32_t n, FramePlace from) noexcept;
-  // The frame start nearest to `chunk` (unaligned mode, where frames may be any size).
-  [[nodiscard]] std::uint64_t nearest_frame(std::uint64_t chunk) const noexcept;
+  // The frame start nearest to `chunk` (unaligned mode, where frames may be any size). Frames
+  // start at multiples of the frame size from the UMEM's start, in every queue's range (each
+  // queue's first frame is one of them), so a frame lent by another queue rounds the same way.
+  // Inline: complete_slow calls it per completion.
+  [[nodiscard]] std::uint64_t nearest_frame(std::uint64_t chunk) const noexcept {
+    const std::uint64_t size = geo_.frame_size;
+    return (chunk + size / 2) / size * size;
+  }
   // Lend pool frames to the fill ring until it holds its share again (or has no room).
   void top_up_fill() noexcept;
   // Completions: this queue's frames are recycled, the other queue's go back to it.
@@ -266,21 +273,37 @@ class Queue {
   int poll(short events, std::chrono::nanoseconds timeout) noexcept;
   void wake_result(int error) noexcept;
   void end_batch(TxBatch& batch) noexcept;
+  // A TxBatch's n frames onto the n slots reserved on tx, in order, but an empty one (the kernel
+  // skips an empty descriptor and never completes it: the frame would be lost), which goes back
+  // to the pool, refused and counted. Returns how many went on tx.
+  std::uint32_t put_batch(const Frame* frames, std::uint32_t n) noexcept;
+  // put_batch's rest from frames[i] on, the first empty one: packed into the slots from i on.
+  std::uint32_t put_packed(const Frame* frames, std::uint32_t n, std::uint32_t i) noexcept;
   void abandon(FrameRef& frame) noexcept;
-  // Where completed frames go home: a queue's frames [first, first + span) and their on-tx marks
-  // (to_tx's, cleared by complete_slow as it accepts). span 0: nowhere, an address no queue lent.
+  // Where completed frames go home: a queue's frames [first, first + span), their on-tx marks
+  // (to_tx's, cleared by complete_slow as it accepts) and its pool's spare() slots, where they
+  // are written. queue null: nowhere, an address no queue lent.
   struct Home {
     Queue* queue = nullptr;
     std::uint64_t first = 0;
     std::uint64_t span = 0;
     std::uint8_t* on_tx = nullptr;
     std::uint32_t shift = 0;
+    std::uint64_t* free = nullptr;
   };
   // The queue a completed chunk belongs to: this one, or (a shared UMEM) the one that lent it.
   Home home_of(std::uint64_t chunk) noexcept;
+  Home own_home() noexcept;
+  // complete_slow's loop: completed addresses from `next` on, while they are home's frames, each
+  // written to home.free[accepted] and counted in `accepted` when its on-tx mark was set (the
+  // mark cleared). Returns where it stopped: at `end`, or at an address of another home.
+  template <bool Unaligned>
+  const std::uint64_t* accept(const Home& home, const std::uint64_t* next, const std::uint64_t* end,
+                              std::size_t& accepted) const noexcept;
   // n of this queue's frames completed (their on-tx marks cleared), from any queue's completion
-  // ring: recycled. Returns how many were accepted (no more than were out).
-  std::uint32_t take_back(const std::uint64_t* chunks, std::uint32_t n) noexcept;
+  // ring, written at its pool's spare(): given to the pool, and the fill ring topped up while it
+  // lacks frames. Returns how many were accepted (no more than were out).
+  std::uint32_t take_back(std::uint32_t n) noexcept;
   // Multi-buffer: peek up to max descriptors (more, to complete the first chain) and cancel a
   // chain cut at the end; returns the descriptors to take, 0 when rx had nothing whole.
   std::uint32_t peek_chains(std::uint32_t max) noexcept;
@@ -302,7 +325,7 @@ class Queue {
     std::uint32_t sent_back = 0;  // on this queue's tx ring
     std::uint32_t dropped = 0;
     std::uint32_t back = 0;  // frames to recycle (dropped, or copied out), their chunks in chunks_
-    std::uint32_t own_out = 0;  // this queue's frames put on out's tx ring (a shared UMEM)
+    std::uint32_t copied = 0;  // of the forwarded, copied into out's frames (no shared UMEM)
   };
   // receive()'s `taken` frames back but those the reader kept: when a descriptor was refused, a
   // frame kept, the fill ring has no room for all, or the reader threw.

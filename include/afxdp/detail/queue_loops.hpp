@@ -181,13 +181,14 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
   std::uint64_t* const dropped_chunks = chunks_.data();
   // A local, not a member: the compiler drops what the inlined handler never reads of it.
   Frame frame;
-  std::uint32_t sent = 0;
+  std::uint32_t kept = 0;  // what was sent is what was taken, less these and the dropped
   std::uint32_t dropped = 0;
   std::uint32_t taken = 0;
   std::uint32_t i = 0;
   {
     detail::OnUnwind unwind([&]() noexcept {
-      unwind_serve(frame, n, i - 1, taken, sent, dropped);  // i counts the frame that threw
+      // i and taken count the frame that threw
+      unwind_serve(frame, n, i - 1, taken, taken - 1 - kept - dropped, dropped);
     });
     // rx peeked and tx reserved: no nested call, no send.
     const detail::BatchGuard batch(lacks_, frame_rx | packet_rx | tx_ability);
@@ -200,6 +201,7 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
           const Verdict verdict = handler(frame);
           if (frame.kept_) [[unlikely]] {
             frame.kept_ = false;
+            ++kept;
             continue;
           }
           // In order of likelihood for a server: out again, else dropped. An empty frame is
@@ -208,7 +210,6 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
           const std::uint64_t chunk = g.chunk(frame.address_);
           if (verdict != Verdict::drop && frame.size_ != 0) [[likely]] {
             tx.put(xdp_desc{frame.address_, frame.size_, 0});
-            ++sent;
             on_tx[g.index(chunk)] = 1;
             record(chunk, FramePlace::application, FramePlace::tx);
           } else {
@@ -219,7 +220,7 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
     }
     unwind.dismiss();
   }
-  finish_serve(n, taken, sent, dropped);
+  finish_serve(n, taken, taken - kept - dropped, dropped);
   return n;
 }
 
@@ -284,7 +285,6 @@ inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uin
           const std::uint64_t chunk = g.chunk(frame.address_);
           out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
           ++tally.forwarded;
-          ++tally.own_out;
           on_tx[g.index(chunk)] = 1;
           record(chunk, FramePlace::application, FramePlace::tx);
           continue;
@@ -310,12 +310,12 @@ inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, 
       out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
       ++tally.forwarded;
       to_tx(chunk, FramePlace::application);
-      ++tally.own_out;
       return;
     }
     if (xdp_desc copy{}; out.copy_in(frame, copy)) {
       out_tx.put(copy);
       ++tally.forwarded;
+      ++tally.copied;
     } else {
       ++tally.dropped;
     }
@@ -335,7 +335,7 @@ inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, 
 
 inline void Queue::finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally) {
   end_rx(n, tally.taken);
-  tx_out_ += tally.own_out;
+  tx_out_ += tally.forwarded - tally.copied;  // this queue's frames now on out's tx ring
   recycle_chunks(chunks_.data(), tally.back, FramePlace::application);
   detail::QueueCounters::add(counters_.forwarded, tally.forwarded);
   if (tally.dropped != 0) detail::QueueCounters::add(counters_.dropped, tally.dropped);

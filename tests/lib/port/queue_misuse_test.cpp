@@ -363,6 +363,45 @@ TEST(QueueMisuse, AThrowingServeHandlerUnwindsAndTheQueueGoesOn) {
   EXPECT_EQ(q.account().tx + q.account().held, 0U);
 }
 
+// A throw after frames of the same batch were sent, kept and dropped: those keep their verdicts
+// (what was sent is what was taken less the kept, the dropped and the one that threw).
+TEST(QueueMisuse, AServeHandlerThrowingAfterKeepingAndDroppingKeepsEachVerdict) {
+  Loopback lb(small);
+  Queue& q = lb.port().queues()[0];
+  for (std::uint32_t i = 0; i < 6; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  afxdp::FrameRef kept;
+  EXPECT_THROW(q.serve([&](Frame& f) {
+    switch (sequence_of(f.data())) {
+      case 1:
+        kept = q.keep(f);
+        return Verdict::send_back;
+      case 2:
+        return Verdict::drop;
+      case 4:
+        throw ParseError();
+      default:
+        return Verdict::send_back;
+    }
+  }),
+               ParseError);
+  expect_accounted(q);
+  EXPECT_EQ(q.account().tx, 2U);
+  EXPECT_EQ(q.account().held, 1U);
+  EXPECT_EQ(q.stats().dropped, 2U);  // the drop, and the frame that threw
+  q.flush();
+  const auto wire = lb.transmitted(0);
+  ASSERT_EQ(wire.size(), 2U);
+  EXPECT_EQ(sequence_of(wire[0]), 0U);
+  EXPECT_EQ(sequence_of(wire[1]), 3U);
+  q.recycle(std::move(kept));
+  EXPECT_EQ(q.serve([](Frame&) { return Verdict::send_back; }), 1U);  // the one left on rx
+  q.flush();
+  EXPECT_EQ(lb.transmitted(0).size(), 1U);
+  EXPECT_TRUE(q.drain(1000ms));
+  expect_accounted(q);
+  EXPECT_EQ(q.account().tx + q.account().held, 0U);
+}
+
 TEST(QueueMisuse, AThrowingForwardHandlerUnwindsAndTheQueueGoesOn) {
   LoopbackConfig c = small;
   c.queues = 2;

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -166,6 +167,52 @@ TEST(Queue, CompletionsOfSeveralQueuesInOneBatchEachGoHomeOnce) {
   EXPECT_EQ(out.account().tx, 0U);
   expect_accounted(in);
   expect_accounted(out);
+}
+
+// Runs of one queue's completions broken by an address no queue lent, and duplicates of frames
+// already accepted, own and forwarded, in the same batch: each frame back in its pool once.
+TEST(Queue, RefusedCompletionsAmidRunsLeaveEachFrameInItsPoolOnce) {
+  Loopback lb({.queues = 2, .frames_per_queue = 32, .ring_size = 16, .shared_umem = true});
+  Queue& in = lb.port().queues()[0];
+  Queue& out = lb.port().queues()[1];
+  lb.delay_completions(true);
+  std::vector<std::uint64_t> own;
+  const auto send_own = [&] {
+    afxdp::TxBatch batch = out.allocate(1);
+    ASSERT_TRUE(batch[0].resize(60));
+    own.push_back(batch[0].address());
+    ASSERT_EQ(batch.send(), 1U);
+  };
+  send_own();
+  ASSERT_TRUE(lb.inject(0, packet(0)));
+  std::uint64_t forwarded = 0;
+  in.forward(out, [&](Frame& f) {
+    forwarded = f.address();
+    return Verdict::forward;
+  });
+  send_own();
+  send_own();
+  out.flush();
+  ASSERT_EQ(lb.transmitted(1).size(), 4U);
+  ASSERT_TRUE(lb.inject_completion(1, own[0]));
+  ASSERT_TRUE(lb.inject_completion(1, 1ULL << 40));  // between two of out's own
+  ASSERT_TRUE(lb.inject_completion(1, own[1]));
+  ASSERT_TRUE(lb.inject_completion(1, own[0]));  // duplicates, own and forwarded
+  ASSERT_TRUE(lb.inject_completion(1, forwarded));
+  ASSERT_TRUE(lb.inject_completion(1, forwarded));
+  lb.complete_delayed(1);  // own[0], forwarded, own[1], own[2]: all but own[2] again
+  EXPECT_TRUE(out.drain(1000ms));
+  EXPECT_EQ(out.stats().sent, 4U);
+  EXPECT_EQ(out.stats().refused, 6U);
+  expect_accounted(in);
+  expect_accounted(out);
+  for (Queue* q : {&in, &out}) {
+    std::vector<std::uint64_t> free;
+    q->for_each_free_frame([&](Frame& f) { free.push_back(f.address()); });
+    std::sort(free.begin(), free.end());
+    EXPECT_EQ(std::adjacent_find(free.begin(), free.end()), free.end()) << q->name();
+    EXPECT_EQ(free.size(), q->account().free);
+  }
 }
 
 // Linux 6.18's copy mode completes an odd unaligned tx address one lower. A frame another queue
@@ -333,6 +380,64 @@ TEST(Queue, AllocateBuildsFramesAndUnsentOnesGoBackToThePool) {
   for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(wire[i], packet(i, 60));
   EXPECT_TRUE(q.drain(1000ms));
   EXPECT_EQ(q.account().free, free_before);
+  expect_accounted(q);
+}
+
+TEST(Queue, EveryAllocatedFrameStartsEmptyAndWholeBatchAfterBatch) {
+  Loopback lb({.frames_per_queue = 32, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  for (int round = 0; round < 3; ++round) {
+    afxdp::TxBatch batch = q.allocate(8);
+    ASSERT_EQ(batch.size(), 8U);
+    for (afxdp::Frame& f : batch) {
+      EXPECT_EQ(f.size(), 0U);
+      EXPECT_EQ(f.capacity(), 4096U);
+      EXPECT_EQ(f.headroom(), 0U);
+      EXPECT_EQ(f.data().data(), lb.rings(0).area + f.address());
+      ASSERT_TRUE(f.resize(60));
+    }
+    EXPECT_EQ(batch.send(4), 4U);  // the rest go back to the pool, resized
+    q.flush();
+    (void)lb.transmitted(0);
+    EXPECT_TRUE(q.drain(1000ms));
+  }
+  expect_accounted(q);
+}
+
+// A batch's empty frames are refused where they stand and the rest go out in order, also when the
+// batch's tx slots wrap round the ring's end.
+TEST(Queue, EmptyFramesAmidABatchAreRefusedAndTheRestGoOutInOrderAcrossTheRingsEnd) {
+  Loopback lb({.frames_per_queue = 64, .ring_size = 16});
+  Queue& q = lb.port().queues()[0];
+  {
+    afxdp::TxBatch batch = q.allocate(10);  // moves tx to slot 10 of 16
+    for (Frame& f : batch) ASSERT_TRUE(f.resize(60));
+    ASSERT_EQ(batch.send(), 10U);
+  }
+  q.flush();
+  ASSERT_EQ(lb.transmitted(0).size(), 10U);
+  ASSERT_TRUE(q.drain(1000ms));
+  std::vector<std::vector<std::byte>> expected;
+  {
+    afxdp::TxBatch batch = q.allocate(12);
+    ASSERT_EQ(batch.size(), 12U);
+    for (std::uint32_t i = 0; i < 12; ++i) {
+      if (i == 2 || i == 7 || i == 11) continue;  // left empty
+      const auto bytes = packet(i, 60);
+      ASSERT_TRUE(batch[i].resize(60));
+      std::memcpy(batch[i].data().data(), bytes.data(), bytes.size());
+      expected.push_back(bytes);
+    }
+    EXPECT_EQ(batch.send(), 12U);
+  }
+  expect_accounted(q);
+  EXPECT_EQ(q.account().tx, 9U);
+  EXPECT_EQ(q.stats().refused, 3U);
+  q.flush();
+  EXPECT_EQ(lb.transmitted(0), expected);
+  EXPECT_EQ(lb.statistics(0).tx_invalid_descs, 0U);
+  EXPECT_TRUE(q.drain(1000ms));
+  EXPECT_EQ(q.stats().sent, 19U);
   expect_accounted(q);
 }
 

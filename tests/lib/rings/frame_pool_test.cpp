@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace {
@@ -59,6 +60,33 @@ TEST(FramePool, TakeAsGivenTakesTheSameFramesInTheOrderGiven) {
   EXPECT_EQ(pool.available(), 0U);
 }
 
+TEST(FramePool, TakeViewShowsTheSameFramesAsTakeAsGivenWithoutACopy) {
+  afxdp::FramePool pool(8, 4096);
+  const std::vector<std::uint64_t> given{8192, 0, 4096};
+  for (int i = 0; i < 3; ++i) (void)pool.take();
+  pool.give(given.data(), 3);
+  const std::span<const std::uint64_t> view = pool.take_view(3);
+  EXPECT_EQ(std::vector<std::uint64_t>(view.begin(), view.end()), given);
+  EXPECT_EQ(pool.available(), 5U);
+  EXPECT_EQ(pool.take_view(8).size(), 5U);  // no more than there are
+  EXPECT_EQ(pool.available(), 0U);
+}
+
+TEST(FramePool, GiveSpareGivesTheFirstAddressesWrittenAtSpare) {
+  afxdp::FramePool pool(4, 4096, 0, 8);
+  const std::uint64_t a = pool.take();
+  const std::uint64_t b = pool.take();
+  EXPECT_EQ(pool.spare_room(), 10U);  // two taken, and the 8 spare ones
+  std::uint64_t* spare = pool.spare();
+  for (std::uint32_t i = 0; i < pool.spare_room(); ++i) spare[i] = 1;  // in bounds, all of it
+  spare[0] = b;
+  spare[1] = a;
+  EXPECT_TRUE(pool.give_spare(2));
+  EXPECT_EQ(pool.available(), 4U);
+  EXPECT_EQ(pool.take(), a);
+  EXPECT_EQ(pool.take(), b);
+}
+
 TEST(FramePool, FirstTakenIsTheLowestAddress) {
   // A fresh pool hands out frames from the start of the area.
   afxdp::FramePool pool(3, 2048);
@@ -82,6 +110,13 @@ TEST(FramePoolContractDeathTest, GivePastCapacityStops) {
   EXPECT_DEATH(pool.give(4096), "frame pool give: contract broken");
 }
 
+TEST(FramePoolContractDeathTest, GiveSparePastCapacityStops) {
+  if (!afxdp::detail::ring_checks) GTEST_SKIP() << "checks are compiled out";
+  afxdp::FramePool pool(2, 2048, 0, 4);
+  (void)pool.take();
+  EXPECT_DEATH(pool.give_spare(2), "frame pool give_spare: contract broken");
+}
+
 TEST(FramePool, WithoutChecksAnEmptyTakeIsNoFrameAndAnExtraGiveIsRefused) {
   if (afxdp::detail::ring_checks) GTEST_SKIP() << "checked builds stop instead";
   afxdp::FramePool pool(1, 2048);
@@ -90,6 +125,7 @@ TEST(FramePool, WithoutChecksAnEmptyTakeIsNoFrameAndAnExtraGiveIsRefused) {
   EXPECT_EQ(pool.available(), 0U);
   EXPECT_TRUE(pool.give(0));
   EXPECT_FALSE(pool.give(4096));  // a double free: refused, the pool stays at capacity
+  EXPECT_FALSE(pool.give_spare(1));
   EXPECT_EQ(pool.available(), 1U);
 }
 
