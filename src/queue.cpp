@@ -461,8 +461,8 @@ TxBatch Queue::allocate(std::uint32_t n) {
     f.data_ = g.area + chunks[i];
     f.address_ = chunks[i];
     f.size_ = 0;
-    f.capacity_ = g.frame_size;
     f.headroom_ = 0;
+    f.frame_size_ = g.frame_size;
     f.kept_ = false;
   }
   if constexpr (FrameLedger::enabled) {

@@ -114,7 +114,7 @@ class Queue {
   template <class F>
   void for_each_free_frame(F&& f) {
     for (const std::uint64_t chunk : pool_.addresses()) {
-      Frame frame(geo_.area + chunk, chunk, 0, geo_.frame_size, 0);
+      Frame frame(geo_.area + chunk, chunk, 0, 0, geo_.frame_size);
       f(frame);
     }
   }

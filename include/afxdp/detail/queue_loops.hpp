@@ -38,8 +38,8 @@ inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc,
   frame.data_ = g.area + (Unaligned ? chunk + offset : desc.addr);
   frame.address_ = desc.addr;
   frame.size_ = desc.len;
-  frame.capacity_ = g.frame_size - static_cast<std::uint32_t>(offset);
-  frame.headroom_ = static_cast<std::uint32_t>(offset);
+  frame.headroom_ = static_cast<std::uint16_t>(offset);
+  frame.frame_size_ = g.frame_size;
   frame.kept_ = false;
   return true;
 }
