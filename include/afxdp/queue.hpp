@@ -221,10 +221,15 @@ class Queue {
   static bool take(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame) noexcept;
   template <bool Unaligned>
   static bool take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame) noexcept;
-  // receive()'s first pass: every peeked descriptor that take() admits, into frames; returns how
-  // many. One loop per mode, chosen once per batch.
+  // take_as(), and the frame's start in `chunk`.
   template <bool Unaligned>
-  std::uint32_t take_all(Frame* frames) noexcept;
+  static bool take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame,
+                      std::uint64_t& chunk) noexcept;
+  // receive()'s one pass over the descriptors: every peeked descriptor that take() admits, into
+  // frames, its frame's start into chunks (what goes back on the fill ring); returns how many.
+  // One loop per mode, chosen once per batch.
+  template <bool Unaligned>
+  std::uint32_t take_all(Frame* frames, std::uint64_t* chunks) noexcept;
   // take() for the multi-buffer paths, which count a refusal and record a move per descriptor.
   bool take_one(const xdp_desc& desc, Frame& frame) noexcept;
   // n peeked descriptors handed back to the kernel, `taken` of them as this queue's frames (the
@@ -302,8 +307,9 @@ class Queue {
     std::uint32_t back = 0;  // frames to recycle (dropped, or copied out), their chunks in chunks_
     std::uint32_t own_out = 0;  // this queue's frames put on out's tx ring (a shared UMEM)
   };
-  // receive()'s `taken` frames back but those the reader kept: when a descriptor was refused, a
-  // frame kept, the fill ring has no room for all, or the reader threw.
+  // receive()'s `taken` frames (their starts in chunks_, from take_all) back but those the reader
+  // kept: when a descriptor was refused, a frame kept, the fill ring has no room for all, or the
+  // reader threw.
   void recycle_unkept(std::uint32_t taken) noexcept;
   // forward()'s loop, as serve_batch, with n slots reserved on out's tx ring.
   // Always inlined into the verb, so that the handler's call sits in the caller's code (the
@@ -368,6 +374,8 @@ class Queue {
   FramePool pool_;
   std::vector<std::uint8_t> on_tx_;  // a byte per frame: out on a tx ring (to_tx, completed)
   IdleWait idle_;
+  // Frame starts a batch gives back. receive's and receive_packets' outlive the reader: nothing a
+  // reader may call on this queue writes here.
   std::array<std::uint64_t, max_batch> chunks_{};
   std::array<Frame, max_batch> frames_{};
   std::array<Frame, max_batch> tx_frames_{};
