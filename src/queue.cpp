@@ -383,7 +383,11 @@ QueueStats Queue::stats() const {
 void Queue::recycle_unkept(std::uint32_t taken) noexcept {
   std::uint32_t back = 0;
   for (std::uint32_t i = 0; i < taken; ++i) {
-    if (!frames_[i].kept_) chunks_[back++] = chunks_[i];  // take_all's
+    if (frames_[i].kept_) {
+      frames_[i].kept_ = false;
+    } else {
+      chunks_[back++] = chunks_[i];  // take_all's
+    }
   }
   recycle_chunks(chunks_.data(), back, FramePlace::application);
 }

@@ -66,7 +66,10 @@ class Frame {
   // an aligned frame is at most 4096 bytes). Of another type than size_, so that g++ stores the
   // two apart rather than pair them through a vector register (two instructions more a frame).
   std::uint16_t headroom_ = 0;
-  bool kept_ = false;  // Queue::keep took it: the Queue no longer recycles it
+  // Queue::keep took it: the Queue no longer recycles it. False in every frame the Queue hands
+  // out: the call that handed it out clears it after a keep() (a receive does not store it per
+  // frame).
+  bool kept_ = false;
   // headroom + capacity: the frame size, the same for every frame (a receive stores it as it is,
   // where a capacity would be a subtraction per frame).
   std::uint32_t frame_size_ = 0;

@@ -41,7 +41,7 @@ inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc,
   frame.size_ = desc.len;
   frame.headroom_ = static_cast<std::uint16_t>(offset);
   frame.frame_size_ = g.frame_size;
-  frame.kept_ = false;
+  // kept_ is false already: whoever handed a kept frame out cleared it (see Frame).
   return true;
 }
 
@@ -383,8 +383,11 @@ inline void Queue::finish_receive_packets(const ChainTake& t) noexcept {
   std::uint32_t back = t.refused;
   const std::uint32_t fragments = t.taken - t.refused;
   for (std::uint32_t i = 0; i < fragments; ++i) {
-    if (!frames_[i].kept_) [[likely]]
+    if (frames_[i].kept_) [[unlikely]] {
+      frames_[i].kept_ = false;
+    } else {
       chunks_[back++] = chunk_of(frames_[i].address_);
+    }
   }
   recycle_chunks(chunks_.data(), back, FramePlace::application);
   detail::QueueCounters::add(counters_.received, t.taken);

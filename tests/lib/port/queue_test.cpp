@@ -402,6 +402,24 @@ TEST(Queue, AReceivedFrameHasItsBytesPlaceAndRoomInBothUmemModes) {
   }
 }
 
+// A receive does not write kept_ per frame: a frame slot kept in one batch is handed out again in
+// the next, and must not look kept there (it would be neither recycled nor held).
+TEST(Queue, AFrameKeptInOneReceiveLeavesNextBatchsFramesToBeRecycled) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 8});
+  Queue& q = lb.port().queues()[0];
+  std::vector<afxdp::FrameRef> kept;
+  for (std::uint32_t round = 0; round < 2; ++round) {
+    for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(round * 4 + i)));
+    EXPECT_EQ(q.receive([&](std::span<Frame> frames) { kept.push_back(q.keep(frames[round])); }),
+              4U);
+    expect_accounted(q);
+    EXPECT_EQ(q.account().held, round + 1);
+  }
+  for (afxdp::FrameRef& ref : kept) q.recycle(std::move(ref));
+  expect_accounted(q);
+  EXPECT_EQ(q.account().held, 0U);
+}
+
 // Issue 17 item 9: txpush fed completion addresses to its frame pool (and, with --pcap, to a
 // memcpy) unchecked. A completion the queue never sent, or outside its frames, is refused.
 TEST(Queue, ACompletionForAFrameNeverSentIsRefused) {
