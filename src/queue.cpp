@@ -611,43 +611,61 @@ std::uint32_t Queue::peek_chains(std::uint32_t max) noexcept {
 }
 
 Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
+  return geo_.unaligned ? take_chains_as<true>(n) : take_chains_as<false>(n);
+}
+
+template <bool Unaligned>
+Queue::ChainTake Queue::take_chains_as(std::uint32_t n) noexcept {
+  // Locals, not members, as in queue_loops.hpp's loops: the Frame stores may alias any member.
+  const detail::FrameGeometry g = geo_;
+  const RingWindow<const xdp_desc> rx = rx_->peeked();
+  Frame* const frames = frames_.data();
+  std::uint64_t* const refused = chunks_.data();
+  Packet* const packets = packets_.data();
+  bool discarding = discarding_;
   ChainTake t;
-  std::uint32_t used = 0;   // frames_ holding fragments of good packets and of the open chain
+  std::uint32_t used = 0;   // frames holding fragments of good packets and of the open chain
   std::uint32_t first = 0;  // the open chain's first frame
   std::uint32_t run = 0;
   bool bad = false;
   for (std::uint32_t i = 0; i < n; ++i) {
-    const xdp_desc& desc = rx_->at(i);
+    const xdp_desc& desc = rx[i];
     const bool more = (desc.options & uapi::xdp_pkt_contd) != 0;
-    Frame& slot = frames_[used];
-    const bool ok = take_one(desc, slot);
-    if (ok) ++t.taken;
-    if (discarding_) {
-      if (ok) chunks_[t.refused++] = chunk_of(slot.address_);
-      discarding_ = more;
+    std::uint64_t chunk = 0;
+    const bool ok = take_as<Unaligned>(g, desc, frames[used], chunk);
+    if (ok) [[likely]] {
+      ++t.taken;
+      record(chunk, FramePlace::fill, FramePlace::application);
+    } else {
+      detail::QueueCounters::add(counters_.refused, 1);
+    }
+    if (discarding) [[unlikely]] {
+      if (ok) refused[t.refused++] = chunk;
+      discarding = more;
       continue;
     }
     ++run;
-    if (ok) {
+    if (ok) [[likely]] {
       ++used;
     } else {
       bad = true;
     }
     if (more && run < max_fragments) continue;
     if (!more && !bad) [[likely]] {
-      packets_[t.packets++] = Packet(&frames_[first], used - first);
+      packets[t.packets++] = Packet(&frames[first], used - first);
     } else {
       // Refused whole: too long (its tail follows, refused too) or with a bad descriptor.
       for (std::uint32_t j = first; j < used; ++j)
-        chunks_[t.refused++] = chunk_of(frames_[j].address_);
+        refused[t.refused++] = g.chunk(frames[j].address_);
       used = first;
-      discarding_ = more;
+      discarding = more;
       detail::QueueCounters::add(counters_.invalid_chains, 1);
     }
     first = used;
     run = 0;
     bad = false;
   }
+  discarding_ = discarding;
   return t;
 }
 

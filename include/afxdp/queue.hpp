@@ -217,21 +217,18 @@ class Queue {
   // empty, an idle turn. Returns how many were peeked.
   std::uint32_t begin_rx(std::uint32_t max) noexcept;
   // An rx descriptor as a Frame, if it names one of this queue's frames whole (see
-  // FrameGeometry); false for one that does not: never read, never recycled.
-  static bool take(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame) noexcept;
+  // FrameGeometry); false for one that does not: never read, never recycled. One per UMEM mode.
   template <bool Unaligned>
   static bool take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame) noexcept;
   // take_as(), and the frame's start in `chunk`.
   template <bool Unaligned>
   static bool take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame,
                       std::uint64_t& chunk) noexcept;
-  // receive()'s one pass over the descriptors: every peeked descriptor that take() admits, into
+  // receive()'s one pass over the descriptors: every peeked descriptor that take_as() admits, into
   // frames, its frame's start into chunks (what goes back on the fill ring); returns how many.
   // One loop per mode, chosen once per batch.
   template <bool Unaligned>
   std::uint32_t take_all(Frame* frames, std::uint64_t* chunks) noexcept;
-  // take() for the multi-buffer paths, which count a refusal and record a move per descriptor.
-  bool take_one(const xdp_desc& desc, Frame& frame) noexcept;
   // n peeked descriptors handed back to the kernel, `taken` of them as this queue's frames (the
   // rest refused and counted).
   void end_rx(std::uint32_t n, std::uint32_t taken) noexcept;
@@ -296,8 +293,11 @@ class Queue {
     std::uint32_t taken = 0;    // descriptors taken as this queue's frames
     std::uint32_t refused = 0;  // frames of invalid chains, their chunks in chunks_[0, refused)
   };
-  // Take the first n peeked descriptors (whole chains) into packets_ and frames_.
+  // Take the first n peeked descriptors (whole chains) into packets_ and frames_: each refused
+  // descriptor counted, each taken one's move recorded. One loop per mode, chosen once per call.
   ChainTake take_chains(std::uint32_t n) noexcept;
+  template <bool Unaligned>
+  ChainTake take_chains_as(std::uint32_t n) noexcept;
   // What one forward() batch did with its frames.
   struct ForwardTally {
     std::uint32_t taken = 0;      // descriptors taken as this queue's frames

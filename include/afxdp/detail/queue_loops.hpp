@@ -52,11 +52,6 @@ inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc,
   return take_as<Unaligned>(g, desc, frame, chunk);
 }
 
-inline bool Queue::take(const detail::FrameGeometry& g, const xdp_desc& desc,
-                        Frame& frame) noexcept {
-  return g.unaligned ? take_as<true>(g, desc, frame) : take_as<false>(g, desc, frame);
-}
-
 template <bool Unaligned>
 inline std::uint32_t Queue::take_all(Frame* frames, std::uint64_t* chunks) noexcept {
   const detail::FrameGeometry g = geo_;
@@ -71,15 +66,6 @@ inline std::uint32_t Queue::take_all(Frame* frames, std::uint64_t* chunks) noexc
     }
   }
   return static_cast<std::uint32_t>(next - frames);
-}
-
-inline bool Queue::take_one(const xdp_desc& desc, Frame& frame) noexcept {
-  if (!take(geo_, desc, frame)) [[unlikely]] {
-    detail::QueueCounters::add(counters_.refused, 1);
-    return false;
-  }
-  record(chunk_of(frame.address_), FramePlace::fill, FramePlace::application);
-  return true;
 }
 
 inline void Queue::end_rx(std::uint32_t n, std::uint32_t taken) noexcept {
