@@ -66,7 +66,7 @@ Queue::Queue(const detail::QueueSetup& s)
   fill_target_ = lend;
   // allocate() writes only what differs per frame: a batch's frames are whole frames, and
   // nothing but resize() (the size) changes them while the application holds them.
-  for (Frame& f : tx_frames_) f.capacity_ = geo_.frame_size;
+  for (Frame& f : tx_frames_) f.frame_size_ = geo_.frame_size;
 }
 
 void Queue::complete_slow(std::uint32_t n) noexcept {
@@ -405,7 +405,11 @@ QueueStats Queue::stats() const {
 void Queue::recycle_unkept(std::uint32_t taken) noexcept {
   std::uint32_t back = 0;
   for (std::uint32_t i = 0; i < taken; ++i) {
-    if (!frames_[i].kept_) chunks_[back++] = chunk_of(frames_[i].address_);
+    if (frames_[i].kept_) {
+      frames_[i].kept_ = false;
+    } else {
+      chunks_[back++] = chunks_[i];  // take_all's
+    }
   }
   recycle_chunks(chunks_.data(), back, FramePlace::application);
 }
@@ -479,7 +483,7 @@ TxBatch Queue::allocate(std::uint32_t n) {
   const detail::FrameGeometry g = geo_;
   Frame* const frames = tx_frames_.data();
 #pragma GCC unroll 4
-  for (std::uint32_t i = 0; i < n; ++i) {  // capacity_ was set once, by the constructor
+  for (std::uint32_t i = 0; i < n; ++i) {  // frame_size_ (and headroom_ 0) set once, by the constructor
     Frame& f = frames[i];
     f.data_ = g.area + chunks[i];
     f.address_ = chunks[i];
@@ -645,43 +649,61 @@ std::uint32_t Queue::peek_chains(std::uint32_t max) noexcept {
 }
 
 Queue::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
+  return geo_.unaligned ? take_chains_as<true>(n) : take_chains_as<false>(n);
+}
+
+template <bool Unaligned>
+Queue::ChainTake Queue::take_chains_as(std::uint32_t n) noexcept {
+  // Locals, not members, as in queue_loops.hpp's loops: the Frame stores may alias any member.
+  const detail::FrameGeometry g = geo_;
+  const RingWindow<const xdp_desc> rx = rx_->peeked();
+  Frame* const frames = frames_.data();
+  std::uint64_t* const refused = chunks_.data();
+  Packet* const packets = packets_.data();
+  bool discarding = discarding_;
   ChainTake t;
-  std::uint32_t used = 0;   // frames_ holding fragments of good packets and of the open chain
+  std::uint32_t used = 0;   // frames holding fragments of good packets and of the open chain
   std::uint32_t first = 0;  // the open chain's first frame
   std::uint32_t run = 0;
   bool bad = false;
   for (std::uint32_t i = 0; i < n; ++i) {
-    const xdp_desc& desc = rx_->at(i);
+    const xdp_desc& desc = rx[i];
     const bool more = (desc.options & uapi::xdp_pkt_contd) != 0;
-    Frame& slot = frames_[used];
-    const bool ok = take_one(desc, slot);
-    if (ok) ++t.taken;
-    if (discarding_) {
-      if (ok) chunks_[t.refused++] = chunk_of(slot.address_);
-      discarding_ = more;
+    std::uint64_t chunk = 0;
+    const bool ok = take_as<Unaligned>(g, desc, frames[used], chunk);
+    if (ok) [[likely]] {
+      ++t.taken;
+      record(chunk, FramePlace::fill, FramePlace::application);
+    } else {
+      detail::QueueCounters::add(counters_.refused, 1);
+    }
+    if (discarding) [[unlikely]] {
+      if (ok) refused[t.refused++] = chunk;
+      discarding = more;
       continue;
     }
     ++run;
-    if (ok) {
+    if (ok) [[likely]] {
       ++used;
     } else {
       bad = true;
     }
     if (more && run < max_fragments) continue;
     if (!more && !bad) [[likely]] {
-      packets_[t.packets++] = Packet(&frames_[first], used - first);
+      packets[t.packets++] = Packet(&frames[first], used - first);
     } else {
       // Refused whole: too long (its tail follows, refused too) or with a bad descriptor.
       for (std::uint32_t j = first; j < used; ++j)
-        chunks_[t.refused++] = chunk_of(frames_[j].address_);
+        refused[t.refused++] = g.chunk(frames[j].address_);
       used = first;
-      discarding_ = more;
+      discarding = more;
       detail::QueueCounters::add(counters_.invalid_chains, 1);
     }
     first = used;
     run = 0;
     bad = false;
   }
+  discarding_ = discarding;
   return t;
 }
 

@@ -115,7 +115,7 @@ class Queue {
   template <class F>
   void for_each_free_frame(F&& f) {
     for (const std::uint64_t chunk : pool_.addresses()) {
-      Frame frame(geo_.area + chunk, chunk, 0, geo_.frame_size, 0);
+      Frame frame(geo_.area + chunk, chunk, 0, 0, geo_.frame_size);
       f(frame);
     }
   }
@@ -220,16 +220,18 @@ class Queue {
   // empty, an idle turn. Returns how many were peeked.
   std::uint32_t begin_rx(std::uint32_t max) noexcept;
   // An rx descriptor as a Frame, if it names one of this queue's frames whole (see
-  // FrameGeometry); false for one that does not: never read, never recycled.
-  static bool take(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame) noexcept;
+  // FrameGeometry); false for one that does not: never read, never recycled. One per UMEM mode.
   template <bool Unaligned>
   static bool take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame) noexcept;
-  // receive()'s first pass: every peeked descriptor that take() admits, into frames; returns how
-  // many. One loop per mode, chosen once per batch.
+  // take_as(), and the frame's start in `chunk`.
   template <bool Unaligned>
-  std::uint32_t take_all(Frame* frames) noexcept;
-  // take() for the multi-buffer paths, which count a refusal and record a move per descriptor.
-  bool take_one(const xdp_desc& desc, Frame& frame) noexcept;
+  static bool take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame,
+                      std::uint64_t& chunk) noexcept;
+  // receive()'s one pass over the descriptors: every peeked descriptor that take_as() admits, into
+  // frames, its frame's start into chunks (what goes back on the fill ring); returns how many.
+  // One loop per mode, chosen once per batch.
+  template <bool Unaligned>
+  std::uint32_t take_all(Frame* frames, std::uint64_t* chunks) noexcept;
   // n peeked descriptors handed back to the kernel, `taken` of them as this queue's frames (the
   // rest refused and counted).
   void end_rx(std::uint32_t n, std::uint32_t taken) noexcept;
@@ -316,8 +318,11 @@ class Queue {
     std::uint32_t taken = 0;    // descriptors taken as this queue's frames
     std::uint32_t refused = 0;  // frames of invalid chains, their chunks in chunks_[0, refused)
   };
-  // Take the first n peeked descriptors (whole chains) into packets_ and frames_.
+  // Take the first n peeked descriptors (whole chains) into packets_ and frames_: each refused
+  // descriptor counted, each taken one's move recorded. One loop per mode, chosen once per call.
   ChainTake take_chains(std::uint32_t n) noexcept;
+  template <bool Unaligned>
+  ChainTake take_chains_as(std::uint32_t n) noexcept;
   // What one forward() batch did with its frames.
   struct ForwardTally {
     std::uint32_t taken = 0;      // descriptors taken as this queue's frames
@@ -327,8 +332,9 @@ class Queue {
     std::uint32_t back = 0;  // frames to recycle (dropped, or copied out), their chunks in chunks_
     std::uint32_t copied = 0;  // of the forwarded, copied into out's frames (no shared UMEM)
   };
-  // receive()'s `taken` frames back but those the reader kept: when a descriptor was refused, a
-  // frame kept, the fill ring has no room for all, or the reader threw.
+  // receive()'s `taken` frames (their starts in chunks_, from take_all) back but those the reader
+  // kept: when a descriptor was refused, a frame kept, the fill ring has no room for all, or the
+  // reader threw.
   void recycle_unkept(std::uint32_t taken) noexcept;
   // forward()'s loop, as serve_batch, with n slots reserved on out's tx ring.
   // Always inlined into the verb, so that the handler's call sits in the caller's code (the
@@ -393,6 +399,8 @@ class Queue {
   FramePool pool_;
   std::vector<std::uint8_t> on_tx_;  // a byte per frame: out on a tx ring (to_tx, completed)
   IdleWait idle_;
+  // Frame starts a batch gives back. receive's and receive_packets' outlive the reader: nothing a
+  // reader may call on this queue writes here.
   std::array<std::uint64_t, max_batch> chunks_{};
   std::array<Frame, max_batch> frames_{};
   std::array<Frame, max_batch> tx_frames_{};

@@ -5,6 +5,7 @@
 
 #include <afxdp/queue.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
@@ -28,9 +29,9 @@ inline std::uint32_t Queue::begin_rx(std::uint32_t max) noexcept {
 }
 
 template <bool Unaligned>
-inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc,
-                           Frame& frame) noexcept {
-  const std::uint64_t chunk = g.chunk(desc.addr);
+inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame,
+                           std::uint64_t& chunk) noexcept {
+  chunk = g.chunk(desc.addr);
   const std::uint64_t offset = g.offset_in<Unaligned>(desc.addr, chunk);
   if (!g.owns_as<Unaligned>(chunk, offset, desc.len)) [[unlikely]]
     return false;
@@ -38,34 +39,36 @@ inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc,
   frame.data_ = g.area + (Unaligned ? chunk + offset : desc.addr);
   frame.address_ = desc.addr;
   frame.size_ = desc.len;
-  frame.capacity_ = g.frame_size - static_cast<std::uint32_t>(offset);
-  frame.headroom_ = static_cast<std::uint32_t>(offset);
-  frame.kept_ = false;
+  frame.headroom_ = static_cast<std::uint16_t>(offset);
+  frame.frame_size_ = g.frame_size;
+  // kept_ is false already: whoever handed a kept frame out cleared it (see Frame).
   return true;
-}
-
-inline bool Queue::take(const detail::FrameGeometry& g, const xdp_desc& desc,
-                        Frame& frame) noexcept {
-  return g.unaligned ? take_as<true>(g, desc, frame) : take_as<false>(g, desc, frame);
 }
 
 template <bool Unaligned>
-inline std::uint32_t Queue::take_all(Frame* frames) noexcept {
-  const detail::FrameGeometry g = geo_;
-  Frame* next = frames;
-  for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
-    for (const xdp_desc& desc : part) next += take_as<Unaligned>(g, desc, *next) ? 1 : 0;
-  }
-  return static_cast<std::uint32_t>(next - frames);
+inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc,
+                           Frame& frame) noexcept {
+  std::uint64_t chunk = 0;
+  return take_as<Unaligned>(g, desc, frame, chunk);
 }
 
-inline bool Queue::take_one(const xdp_desc& desc, Frame& frame) noexcept {
-  if (!take(geo_, desc, frame)) [[unlikely]] {
-    detail::QueueCounters::add(counters_.refused, 1);
-    return false;
+template <bool Unaligned>
+inline std::uint32_t Queue::take_all(Frame* frames, std::uint64_t* chunks) noexcept {
+  const detail::FrameGeometry g = geo_;
+  Frame* next = frames;
+  std::uint64_t* next_chunk = chunks;
+  for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
+    // Four descriptors a turn: the loop's step, compare and branch once per four frames (1.8
+    // instructions a frame fewer; the body is the same).
+#pragma GCC unroll 4
+    for (const xdp_desc& desc : part) {
+      if (take_as<Unaligned>(g, desc, *next, *next_chunk)) [[likely]] {
+        ++next;
+        ++next_chunk;
+      }
+    }
   }
-  record(chunk_of(frame.address_), FramePlace::fill, FramePlace::application);
-  return true;
+  return static_cast<std::uint32_t>(next - frames);
 }
 
 inline void Queue::end_rx(std::uint32_t n, std::uint32_t taken) noexcept {
@@ -122,10 +125,12 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   const std::uint32_t n = begin_rx(max);
   if (n == 0) return 0;
   Frame* const frames = frames_.data();
-  const std::uint32_t taken = geo_.unaligned ? take_all<true>(frames) : take_all<false>(frames);
+  std::uint64_t* const chunks = chunks_.data();
+  const std::uint32_t taken =
+      geo_.unaligned ? take_all<true>(frames, chunks) : take_all<false>(frames, chunks);
   if constexpr (FrameLedger::enabled) {
     for (std::uint32_t i = 0; i < taken; ++i) {
-      record(chunk_of(frames[i].address_), FramePlace::fill, FramePlace::application);
+      record(chunks[i], FramePlace::fill, FramePlace::application);
     }
   }
   const std::uint32_t keeps = keeps_;
@@ -142,14 +147,14 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   // Every frame back onto the fill ring at once, when none was refused or kept (the rule); else
   // through the general path that skips kept frames and parks what does not fit.
   if (taken == n && keeps_ == keeps && fill_->reserve(n) == n) [[likely]] {
-    const std::uint64_t chunk_mask = geo_.chunk_mask;
-    const Frame* from = frames;
+    const std::uint64_t* from = chunks;
     for (const std::span<std::uint64_t> part : fill_->reserved().parts()) {
-      for (std::uint64_t& slot : part) slot = (from++)->address_ & chunk_mask;
+      std::copy_n(from, part.size(), part.data());
+      from += part.size();
     }
     if constexpr (FrameLedger::enabled) {
       for (std::uint32_t i = 0; i < n; ++i) {
-        record(chunk_of(frames[i].address_), FramePlace::application, FramePlace::fill);
+        record(chunks[i], FramePlace::application, FramePlace::fill);
       }
     }
     fill_->submit(n);
@@ -367,8 +372,11 @@ inline void Queue::finish_receive_packets(const ChainTake& t) noexcept {
   std::uint32_t back = t.refused;
   const std::uint32_t fragments = t.taken - t.refused;
   for (std::uint32_t i = 0; i < fragments; ++i) {
-    if (!frames_[i].kept_) [[likely]]
+    if (frames_[i].kept_) [[unlikely]] {
+      frames_[i].kept_ = false;
+    } else {
       chunks_[back++] = chunk_of(frames_[i].address_);
+    }
   }
   recycle_chunks(chunks_.data(), back, FramePlace::application);
   detail::QueueCounters::add(counters_.received, t.taken);

@@ -74,6 +74,27 @@ TEST(Packets, InjectSplitsALongFrameIntoAChainAsTheKernelDoes) {
   expect_accounted(q);
 }
 
+// take_chains does not write kept_ per fragment: a fragment slot kept in one call is handed out
+// again in the next, and must not look kept there (it would be neither recycled nor held).
+TEST(Packets, AFragmentKeptInOneCallLeavesTheNextCallsFragmentsToBeRecycled) {
+  Loopback lb(mb());
+  Queue& q = lb.port().queues()[0];
+  std::vector<afxdp::FrameRef> kept;
+  for (std::uint32_t round = 0; round < 2; ++round) {
+    ASSERT_TRUE(lb.inject(0, bytes_of(round, 4000)));  // a chain of 3
+    EXPECT_EQ(q.receive_packets([&](std::span<Packet> packets) {
+      ASSERT_EQ(packets.size(), 1U);
+      kept.push_back(q.keep(packets[0][round]));
+    }),
+              3U);
+    expect_accounted(q);
+    EXPECT_EQ(q.account().held, round + 1);
+  }
+  for (afxdp::FrameRef& ref : kept) q.recycle(std::move(ref));
+  expect_accounted(q);
+  EXPECT_EQ(q.account().held, 0U);
+}
+
 TEST(Packets, WithoutMultiBufferALongFrameIsDroppedAsTheKernelDoes) {
   Loopback lb({.frames_per_queue = 64, .frame_size = frame_size, .ring_size = 32});
   EXPECT_FALSE(lb.inject(0, bytes_of(1, 3000)));

@@ -455,6 +455,76 @@ TEST(Queue, TheRxOffsetIsThePacketHeadroomPlusTheUmemHeadroom) {
   });
 }
 
+// Issue 28 builds the reader's Frames in one pass over the descriptors, with the frame size stored
+// and the capacity derived, and gives the fill ring back the frame starts it noted there: every
+// field right, in both UMEM modes, on a queue whose frames do not start at 0, round after round.
+TEST(Queue, AReceivedFrameHasItsBytesPlaceAndRoomInBothUmemModes) {
+  for (const bool unaligned : {false, true}) {
+    const std::uint32_t frame_size = unaligned ? 3000 : 4096;
+    Loopback lb({.queues = 2,
+                 .frames_per_queue = 16,
+                 .frame_size = frame_size,
+                 .ring_size = 8,
+                 .headroom = 128,
+                 .shared_umem = true,
+                 .unaligned_chunks = unaligned});
+    Queue& q = lb.port().queues()[1];
+    std::byte* const area = lb.rings(1).area;
+    const std::uint32_t lent = q.account().fill;
+    for (std::uint32_t round = 0; round < 4; ++round) {  // every frame lent again, twice
+      for (std::uint32_t i = 0; i < 6; ++i)
+        ASSERT_TRUE(lb.inject(1, packet(round * 8 + i, 60 + i)));
+      std::uint32_t seen = 0;
+      q.receive([&](std::span<Frame> frames) {
+        ASSERT_EQ(frames.size(), 6U);
+        for (std::uint32_t i = 0; i < 6; ++i) {
+          Frame& f = frames[i];
+          const std::uint64_t start =
+              unaligned ? f.address() & XSK_UNALIGNED_BUF_ADDR_MASK : f.address() / 4096 * 4096;
+          const std::uint64_t offset =
+              unaligned ? f.address() >> XSK_UNALIGNED_BUF_OFFSET_SHIFT : f.address() % 4096;
+          EXPECT_EQ(offset, 256U + 128U) << unaligned;
+          EXPECT_EQ((start - 16U * frame_size) % frame_size, 0U) << unaligned;  // queue 1's
+          EXPECT_LT(start - 16U * frame_size, 16U * frame_size) << unaligned;
+          EXPECT_EQ(f.headroom(), 256U + 128U) << unaligned;
+          EXPECT_EQ(f.capacity(), frame_size - 256U - 128U) << unaligned;
+          EXPECT_EQ(f.size(), 60U + i) << unaligned;
+          EXPECT_EQ(f.data().data(), area + start + offset) << unaligned;
+          EXPECT_EQ(std::vector<std::byte>(f.data().begin(), f.data().end()),
+                    packet(round * 8 + i, 60 + i));
+          EXPECT_EQ(f.metadata(384).data(), area + start) << unaligned;
+          EXPECT_TRUE(f.metadata(385).empty()) << unaligned;
+          EXPECT_FALSE(f.resize(f.capacity() + 1)) << unaligned;
+          EXPECT_TRUE(f.resize(f.capacity())) << unaligned;
+          ++seen;
+        }
+      });
+      EXPECT_EQ(seen, 6U);
+      expect_accounted(q);
+      EXPECT_EQ(q.account().fill, lent) << unaligned;  // all back on the fill ring
+    }
+    EXPECT_EQ(q.stats().refused, 0U) << unaligned;
+  }
+}
+
+// A receive does not write kept_ per frame: a frame slot kept in one batch is handed out again in
+// the next, and must not look kept there (it would be neither recycled nor held).
+TEST(Queue, AFrameKeptInOneReceiveLeavesNextBatchsFramesToBeRecycled) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 8});
+  Queue& q = lb.port().queues()[0];
+  std::vector<afxdp::FrameRef> kept;
+  for (std::uint32_t round = 0; round < 2; ++round) {
+    for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(round * 4 + i)));
+    EXPECT_EQ(q.receive([&](std::span<Frame> frames) { kept.push_back(q.keep(frames[round])); }),
+              4U);
+    expect_accounted(q);
+    EXPECT_EQ(q.account().held, round + 1);
+  }
+  for (afxdp::FrameRef& ref : kept) q.recycle(std::move(ref));
+  expect_accounted(q);
+  EXPECT_EQ(q.account().held, 0U);
+}
+
 // Issue 17 item 9: txpush fed completion addresses to its frame pool (and, with --pcap, to a
 // memcpy) unchecked. A completion the queue never sent, or outside its frames, is refused.
 TEST(Queue, ACompletionForAFrameNeverSentIsRefused) {
