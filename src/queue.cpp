@@ -483,7 +483,8 @@ TxBatch Queue::allocate(std::uint32_t n) {
   const detail::FrameGeometry g = geo_;
   Frame* const frames = tx_frames_.data();
 #pragma GCC unroll 4
-  for (std::uint32_t i = 0; i < n; ++i) {  // frame_size_ (and headroom_ 0) set once, by the constructor
+  for (std::uint32_t i = 0; i < n;
+       ++i) {  // frame_size_ (and headroom_ 0) set once, by the constructor
     Frame& f = frames[i];
     f.data_ = g.area + chunks[i];
     f.address_ = chunks[i];
