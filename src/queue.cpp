@@ -482,9 +482,9 @@ TxBatch Queue::allocate(std::uint32_t n) {
   n = static_cast<std::uint32_t>(chunks.size());
   const detail::FrameGeometry g = geo_;
   Frame* const frames = tx_frames_.data();
+  // Only what differs per frame: frame_size_ (and headroom_ 0) were set once, by the constructor.
 #pragma GCC unroll 4
-  for (std::uint32_t i = 0; i < n;
-       ++i) {  // frame_size_ (and headroom_ 0) set once, by the constructor
+  for (std::uint32_t i = 0; i < n; ++i) {
     Frame& f = frames[i];
     f.data_ = g.area + chunks[i];
     f.address_ = chunks[i];
