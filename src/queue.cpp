@@ -408,7 +408,9 @@ void Queue::recycle_unkept(std::uint32_t taken) noexcept {
     if (frames_[i].kept_) {
       frames_[i].kept_ = false;
     } else {
-      chunks_[back++] = chunks_[i];  // take_all's
+      // The frame the slot holds now, not take_all's chunks_[i]: the reader may have reordered
+      // the span, and the kept flag goes with the frame.
+      chunks_[back++] = chunk_of(frames_[i].address_);
     }
   }
   recycle_chunks(chunks_.data(), back, FramePlace::application);

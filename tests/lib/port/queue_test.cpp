@@ -525,6 +525,38 @@ TEST(Queue, AFrameKeptInOneReceiveLeavesNextBatchsFramesToBeRecycled) {
   EXPECT_EQ(q.account().held, 0U);
 }
 
+// The span is the reader's: it may reorder its Frames (sort, partition) before it keeps one. What
+// goes back is what each slot holds now, not what the receive put there: recycling the slot's
+// first frame instead lent the kept frame to the fill ring while a FrameRef held it, and lost
+// the other.
+TEST(Queue, AReaderThatReordersItsFramesBeforeKeepingOneGetsThatOneAndNoOther) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 8});
+  Queue& q = lb.port().queues()[0];
+  for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  afxdp::FrameRef kept;
+  EXPECT_EQ(q.receive([&](std::span<Frame> frames) {
+    std::reverse(frames.begin(), frames.end());
+    kept = q.keep(frames[0]);  // the last received
+  }),
+            4U);
+  expect_accounted(q);
+  const auto bytes = [&] {
+    return std::vector<std::byte>(kept.frame().data().begin(), kept.frame().data().end());
+  };
+  EXPECT_EQ(bytes(), packet(3));
+  const std::uint64_t held = kept.frame().address() / 4096;
+  for (std::uint32_t round = 0; round < 4; ++round) {  // every fill ring frame received again
+    for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(10 + i)));
+    q.receive([&](std::span<Frame> frames) {
+      for (const Frame& f : frames) EXPECT_NE(f.address() / 4096, held) << "lent twice";
+    });
+  }
+  EXPECT_EQ(bytes(), packet(3));  // not received into while held
+  q.recycle(std::move(kept));
+  expect_accounted(q);
+  EXPECT_EQ(q.account().held, 0U);
+}
+
 // Issue 17 item 9: txpush fed completion addresses to its frame pool (and, with --pcap, to a
 // memcpy) unchecked. A completion the queue never sent, or outside its frames, is refused.
 TEST(Queue, ACompletionForAFrameNeverSentIsRefused) {
