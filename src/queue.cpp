@@ -8,6 +8,7 @@
 #include "frame_owners.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -403,15 +404,27 @@ QueueStats Queue::stats() const {
 // ---- A batch left by an exception (its handler or reader threw) ----
 
 void Queue::recycle_unkept(std::uint32_t taken) noexcept {
+  // The kept frames are those the span's slots hold now with the flag set (the reader may have
+  // reordered the span); what goes back is what take_all took (chunks_) less those, each once (a
+  // slot the reader overwrote with a copy of another Frame lends nothing twice).
+  std::array<std::uint64_t, max_batch> kept;
+  std::uint32_t keeps = 0;
+  for (std::uint32_t i = 0; i < taken; ++i) {
+    if (frames_[i].kept_) [[unlikely]] {
+      frames_[i].kept_ = false;
+      kept[keeps++] = chunk_of(frames_[i].address_);
+    }
+  }
   std::uint32_t back = 0;
   for (std::uint32_t i = 0; i < taken; ++i) {
-    if (frames_[i].kept_) {
-      frames_[i].kept_ = false;
-    } else {
-      // The frame the slot holds now, not take_all's chunks_[i]: the reader may have reordered
-      // the span, and the kept flag goes with the frame.
-      chunks_[back++] = chunk_of(frames_[i].address_);
+    const std::uint64_t chunk = chunks_[i];
+    std::uint64_t* const end = kept.data() + keeps;
+    if (std::uint64_t* const k = std::find(kept.data(), end, chunk); k != end) [[unlikely]] {
+      *k = end[-1];  // each kept frame matches once
+      --keeps;
+      continue;
     }
+    chunks_[back++] = chunk;
   }
   recycle_chunks(chunks_.data(), back, FramePlace::application);
 }

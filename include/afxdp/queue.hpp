@@ -332,9 +332,9 @@ class Queue {
     std::uint32_t back = 0;  // frames to recycle (dropped, or copied out), their chunks in chunks_
     std::uint32_t copied = 0;  // of the forwarded, copied into out's frames (no shared UMEM)
   };
-  // receive()'s `taken` frames back (as the span holds them now: the reader may reorder it) but
-  // those the reader kept: when a descriptor was refused, a frame kept, the fill ring has no room
-  // for all, or the reader threw.
+  // receive()'s `taken` frames (their starts in chunks_, from take_all) back but those the reader
+  // kept, whatever it did to the span's order: when a descriptor was refused, a frame kept, the
+  // fill ring has no room for all, or the reader threw.
   void recycle_unkept(std::uint32_t taken) noexcept;
   // forward()'s loop, as serve_batch, with n slots reserved on out's tx ring.
   // Always inlined into the verb, so that the handler's call sits in the caller's code (the

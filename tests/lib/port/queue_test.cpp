@@ -557,6 +557,39 @@ TEST(Queue, AReaderThatReordersItsFramesBeforeKeepingOneGetsThatOneAndNoOther) {
   EXPECT_EQ(q.account().held, 0U);
 }
 
+// A reader that overwrites a slot with another Frame (frames[1] = frames[0]) and keeps a third:
+// what goes back is what the receive took, less the kept frame, each once; a copy in the span
+// lends no frame twice.
+TEST(Queue, AReaderThatOverwritesASlotAndKeepsAnotherFrameLendsNoFrameTwice) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 8});
+  Queue& q = lb.port().queues()[0];
+  for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  afxdp::FrameRef kept;
+  EXPECT_EQ(q.receive([&](std::span<Frame> frames) {
+    kept = q.keep(frames[2]);
+    frames[1] = frames[0];
+  }),
+            4U);
+  expect_accounted(q);
+  EXPECT_EQ(q.account().held, 1U);
+  const std::uint64_t held = kept.frame().address() / 4096;
+  for (std::uint32_t round = 0; round < 4; ++round) {  // every fill ring frame received again
+    for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(10 + i)));
+    q.receive([&](std::span<Frame> frames) {
+      std::vector<std::uint64_t> seen;
+      for (const Frame& f : frames) {
+        EXPECT_NE(f.address() / 4096, held) << "lent twice";
+        seen.push_back(f.address() / 4096);
+      }
+      std::sort(seen.begin(), seen.end());
+      EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end()) << "lent twice";
+    });
+  }
+  q.recycle(std::move(kept));
+  expect_accounted(q);
+  EXPECT_EQ(q.account().held, 0U);
+}
+
 // Issue 17 item 9: txpush fed completion addresses to its frame pool (and, with --pcap, to a
 // memcpy) unchecked. A completion the queue never sent, or outside its frames, is refused.
 TEST(Queue, ACompletionForAFrameNeverSentIsRefused) {
