@@ -484,8 +484,10 @@ TEST(Queue, AReceivedFrameHasItsBytesPlaceAndRoomInBothUmemModes) {
           const std::uint64_t offset =
               unaligned ? f.address() >> XSK_UNALIGNED_BUF_OFFSET_SHIFT : f.address() % 4096;
           EXPECT_EQ(offset, 256U + 128U) << unaligned;
-          EXPECT_EQ((start - 16U * frame_size) % frame_size, 0U) << unaligned;  // queue 1's
-          EXPECT_LT(start - 16U * frame_size, 16U * frame_size) << unaligned;
+          EXPECT_EQ((start - std::uint64_t{16} * frame_size) % frame_size, 0U)
+              << unaligned;  // queue 1's
+          EXPECT_LT(start - std::uint64_t{16} * frame_size, std::uint64_t{16} * frame_size)
+              << unaligned;
           EXPECT_EQ(f.headroom(), 256U + 128U) << unaligned;
           EXPECT_EQ(f.capacity(), frame_size - 256U - 128U) << unaligned;
           EXPECT_EQ(f.size(), 60U + i) << unaligned;
