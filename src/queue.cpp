@@ -296,6 +296,7 @@ bool Queue::wait(std::chrono::nanoseconds timeout) noexcept {
     if (rx_ == nullptr) {  // sending only: what can come is completions
       if (completion_->peek(1) != 0) {
         completion_->cancel(1);
+        idle_.note_data();  // the sender's work follows: no idle stretch for IdleWait to time
         return true;
       }
       if (timeout.count() == 0) {
@@ -356,16 +357,26 @@ bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) 
     }
     ready = ready || q->rx_ready();
   }
-  if (ready) return true;
+  // The first queue's IdleWait times the waits; data on any queue is data to it (each queue's own
+  // receive notes only its own).
   IdleWait& idle = queues[0]->idle_;
+  if (ready) {
+    idle.note_data();
+    return true;
+  }
   while (!idle.note_empty()) {
     for (Queue* q : queues) {
-      if (q->rx_ready()) return true;
+      if (q->rx_ready()) {
+        idle.note_data();
+        return true;
+      }
     }
   }
   if (timeout.count() == 0) {
     idle.spin_yield();
-    return std::any_of(queues.begin(), queues.end(), [](Queue* q) { return q->rx_ready(); });
+    ready = std::any_of(queues.begin(), queues.end(), [](Queue* q) { return q->rx_ready(); });
+    if (ready) idle.note_data();
+    return ready;
   }
   std::vector<detail::QueueKernel*> kernels;
   kernels.reserve(queues.size());
