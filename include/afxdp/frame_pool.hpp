@@ -85,7 +85,8 @@ class FramePool {
     return n;
   }
   // As take_as_given, without the copy: the taken frames where the pool kept them, valid until
-  // the next give() (a caller that reads each address once anyway: a TxBatch).
+  // the pool is written again (give(), give_spare(), a write at spare()); for a caller that reads
+  // each address once anyway: a TxBatch.
   [[nodiscard]] std::span<const std::uint64_t> take_view(std::uint32_t n) noexcept {
     if (n > count_) n = count_;
     count_ -= n;
