@@ -6,6 +6,7 @@
 #include "conformance_skeleton.hpp"
 #include "harness.hpp"
 #include "hugepages.hpp"
+#include "probes.hpp"
 
 #include <afxdp/port.hpp>
 
@@ -107,8 +108,9 @@ void expect_all(const std::map<std::uint32_t, Seen>& seen, std::uint32_t sent_le
 // in front of the first fragment of packets in 3 or more.
 TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF_jumbo_through_Port) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::xdp_adjust_meta());
   const auto veth = jumbo_veth(GetParam());
-  Skeleton skeleton = load_programs();
+  Skeleton skeleton = load_programs({"populate_metadata_frags"});
   PortConfig config = multi_buffer_config(GetParam());
   config.program = {skeleton->obj, "populate_metadata_frags", "xsks"};
   Port port = Port::open(veth.b(), config);
@@ -129,9 +131,10 @@ TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF_jumbo_through_Port) {
 // packets from an AF_PACKET peer shrunk by a whole 4096-byte buffer; the helper never refuses.
 TEST_P(Conformance, XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF_through_Port) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::xdp_adjust_tail());
   constexpr std::int32_t adjust = -4096;
   const auto veth = jumbo_veth(GetParam());
-  Skeleton skeleton = load_programs();
+  Skeleton skeleton = load_programs({"adjust_tail_frags"});
   skeleton->bss->tail_adjust = adjust;
   PortConfig config = multi_buffer_config(GetParam());
   config.program = {skeleton->obj, "adjust_tail_frags", "xsks"};
@@ -163,7 +166,7 @@ TEST_P(Conformance, SEND_RECEIVE_UNALIGNED_9K_PACKETS_through_Port) {
   config.unaligned_chunks = true;
   config.frames_per_queue = 2048;
   afxdp::test::HugepageReservation hugepages(5);  // 2048 frames of 4096 bytes: 8 MiB
-  if (!hugepages.failure().empty()) GTEST_SKIP() << hugepages.failure();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::hugepages(hugepages));
   const auto veth = jumbo_veth(GetParam());
   Port port = Port::open(veth.b(), config);
   const auto seen = exchange(veth, port, jumbo_frame, false);

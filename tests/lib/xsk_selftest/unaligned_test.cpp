@@ -6,6 +6,7 @@
 #include "harness.hpp"
 
 #include "hugepages.hpp"
+#include "probes.hpp"
 
 #include <optional>
 
@@ -18,7 +19,7 @@ constexpr long pages = 2L * 4;
 #define RESERVE_HUGEPAGES()                                          \
   std::optional<afxdp::test::HugepageReservation> hugepages;         \
   if (GetParam().backend == Backend::veth) hugepages.emplace(pages); \
-  if (hugepages && !hugepages->failure().empty()) GTEST_SKIP() << hugepages->failure()
+  if (hugepages) AFXDP_REQUIRE_FACILITY(afxdp::test::hugepages(*hugepages))
 
 // Every other packet 32 bytes before its frame's start, so that it straddles the boundary with
 // the frame before, and, as the kernel's xsk_populate_fill_ring does for such a stream, every

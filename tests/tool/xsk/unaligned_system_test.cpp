@@ -3,6 +3,7 @@
 // the kernel hands back has to be decoded (base in the low 48 bits, offset in the upper 16).
 // Each test reserves the hugepages the UMEMs need and puts nr_hugepages back afterwards.
 #include "hugepages.hpp"
+#include "probes.hpp"
 #include "system_test.hpp"
 #include "tool_test.hpp"
 
@@ -51,7 +52,7 @@ void expect_clean_summary(const std::string& summary, const char* who) {
 
 #define RESERVE_HUGEPAGES(pages)                     \
   afxdp::test::HugepageReservation hugepages(pages); \
-  if (!hugepages.failure().empty()) GTEST_SKIP() << hugepages.failure()
+  AFXDP_REQUIRE_FACILITY(afxdp::test::hugepages(hugepages))
 
 TEST(ToolUnaligned, RxdropReceivesEveryFrameTxpushSends) {
   AFXDP_REQUIRE_SYSTEM();

@@ -1,0 +1,65 @@
+// The probes' decisions: only the kernel's refusal of the very call is a skip, named; anything
+// else leaves the facility available so the test runs and fails on its own error.
+#include "probes.hpp"
+
+#include <cerrno>
+
+namespace afxdp::test {
+namespace {
+
+TEST(ProbeLiveFrames, RefusalsAreNamedSkips) {
+  for (const int error : {EPERM, EINVAL, EOPNOTSUPP}) {
+    const Facility f = live_frames_outcome(error);
+    EXPECT_FALSE(f.available) << error;
+    EXPECT_NE(f.why.find("BPF_PROG_TEST_RUN with XDP live frames: "), std::string::npos) << f.why;
+  }
+  EXPECT_EQ(live_frames_outcome(EPERM).why,
+            "BPF_PROG_TEST_RUN with XDP live frames: Operation not permitted");
+}
+
+TEST(ProbeLiveFrames, SuccessAndOtherErrorsLeaveItAvailable) {
+  EXPECT_TRUE(live_frames_outcome(0).available);
+  EXPECT_EQ(live_frames_outcome(0).why, "");
+  const Facility odd = live_frames_outcome(ENOMEM);
+  EXPECT_TRUE(odd.available);
+  EXPECT_NE(odd.why.find("not probed"), std::string::npos) << odd.why;
+}
+
+TEST(ProbeHelper, TheVerifiersRefusalIsANamedSkipQuotingIt) {
+  const Facility f = helper_outcome(
+      "bpf_xdp_adjust_meta", EINVAL,
+      "0: R1=ctx() R10=fp0\n1: (85) call bpf_xdp_adjust_meta#54\n"
+      "program of this type cannot use helper bpf_xdp_adjust_meta#54\nprocessed 2 insns\n");
+  EXPECT_FALSE(f.available);
+  EXPECT_EQ(f.why,
+            "the kernel refuses bpf_xdp_adjust_meta in XDP programs (\"program of this type cannot "
+            "use helper bpf_xdp_adjust_meta#54\")");
+  // The older kernels' words, at the end of a log without a newline.
+  const Facility old = helper_outcome("bpf_xdp_adjust_tail", EINVAL, "unknown func bpf_x#65");
+  EXPECT_FALSE(old.available);
+  EXPECT_NE(old.why.find("(\"unknown func bpf_x#65\")"), std::string::npos) << old.why;
+}
+
+TEST(ProbeHelper, LoadedOrAnotherFailureLeavesItAvailable) {
+  EXPECT_TRUE(helper_outcome("bpf_xdp_adjust_meta", 0, "").available);
+  const Facility denied = helper_outcome("bpf_xdp_adjust_meta", EPERM, "");
+  EXPECT_TRUE(denied.available);  // no BPF at all: the test's own load fails, loudly
+  EXPECT_NE(denied.why.find("not probed"), std::string::npos) << denied.why;
+  const Facility other = helper_outcome("bpf_xdp_adjust_meta", EACCES, "R2 !read_ok\n");
+  EXPECT_TRUE(other.available);
+}
+
+void require(const Facility& f, bool& reached) {
+  AFXDP_REQUIRE_FACILITY(f);
+  reached = true;
+}
+
+TEST(RequireFacility, AnAvailableFacilityDoesNotSkip) {
+  bool reached = false;
+  require(Facility{}, reached);
+  EXPECT_TRUE(reached);
+  EXPECT_FALSE(::testing::Test::IsSkipped());
+}
+
+}  // namespace
+}  // namespace afxdp::test
