@@ -31,8 +31,11 @@ ToolResult wait_for(Child& tool, int timeout_ms) {
   return result;
 }
 
-ToolResult run_tool(const std::vector<std::string>& args, int timeout_ms) {
-  Child tool = start_tool(args);
+std::vector<std::string> refuse_test_run() { return {AFXDP_REFUSE_TEST_RUN}; }
+
+ToolResult run_tool(const std::vector<std::string>& args, int timeout_ms,
+                    const std::vector<std::string>& wrapper) {
+  Child tool = start_tool(args, wrapper);
   return wait_for(tool, timeout_ms);
 }
 

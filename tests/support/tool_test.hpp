@@ -20,6 +20,10 @@ using afxdp::tool::Child;
 Child start_tool(const std::vector<std::string>& args,
                  const std::vector<std::string>& wrapper = {});
 
+// The wrapper that runs a program (and all it starts) on a kernel refusing BPF_PROG_TEST_RUN,
+// and so XDP live frames (tests/support/refuse_test_run.cpp): start_tool(args, refuse_test_run()).
+std::vector<std::string> refuse_test_run();
+
 struct ToolResult {
   int exit_code = -1;  // 128 + signal when killed
   std::string out;
@@ -27,8 +31,10 @@ struct ToolResult {
 };
 // Wait up to timeout_ms for `tool` to exit, with everything it printed.
 ToolResult wait_for(Child& tool, int timeout_ms);
-// Start the tool and wait up to timeout_ms for its exit, with everything it printed.
-ToolResult run_tool(const std::vector<std::string>& args, int timeout_ms = 60000);
+// Start the tool (through `wrapper` when given) and wait up to timeout_ms for its exit, with
+// everything it printed.
+ToolResult run_tool(const std::vector<std::string>& args, int timeout_ms = 60000,
+                    const std::vector<std::string>& wrapper = {});
 
 // Waits (bounded, a failed assertion otherwise) for the tool's first statistics line: the
 // benchmarks print it only once setup is done, so the tool is then running.

@@ -1,5 +1,6 @@
 // `afxdp demo --json` end to end, as a user runs it (the README's main job).
 #include "system_test.hpp"
+#include "tool_test.hpp"
 
 #include "common/child.hpp"
 #include "common/json.hpp"
@@ -24,18 +25,34 @@ namespace {
 // Runs the demo with `args` and checks every cell it printed: measured, a rate above zero, and
 // with `offered` also a traffic source that sent (txpush and the ceiling have none to show).
 // Returns the number of cells.
-int run_and_check_cells(const std::vector<std::string>& args, bool offered) {
-  afxdp::tool::Child demo(args, AFXDP_TOOL_PATH);
+// `wrapper` runs the demo through a program (refuse-test-run); `engine`, when given, is the
+// engine every cell must name.
+int run_and_check_cells(const std::vector<std::string>& args, bool offered,
+                        const std::vector<std::string>& wrapper = {},
+                        const std::string& engine = "") {
+  afxdp::tool::Child demo(args, AFXDP_TOOL_PATH, wrapper);
   const int code = demo.wait(120000);
   EXPECT_EQ(code, 0) << demo.err();
   std::istringstream lines(demo.out());
   std::string line;
+  std::string engines;
   int cells = 0;
   while (std::getline(lines, line)) {
     double mpps = 0, offered_mpps = 0;
     EXPECT_TRUE(afxdp::tool::json_number(line, "mpps", mpps)) << line;
     EXPECT_NE(line.find("\"measured\":true"), std::string::npos) << line;
     EXPECT_GT(mpps, 0.0) << line;
+    // Every cell names the engine that fed it: one for the whole run, the one gen chose.
+    const auto engine = line.find("\"engine\":\"");
+    if (engine == std::string::npos) {
+      ADD_FAILURE() << "no engine: " << line;
+      continue;
+    }
+    const std::string name = line.substr(engine + 10, line.find('"', engine + 10) - engine - 10);
+    EXPECT_TRUE(name == "live" || name == "xsk") << line;
+    if (!engine.empty()) EXPECT_EQ(name, engine) << line;
+    if (engines.empty()) engines = name;
+    EXPECT_EQ(name, engines) << "one engine for every cell";
     if (offered) {
       EXPECT_TRUE(afxdp::tool::json_number(line, "offered_mpps", offered_mpps)) << line;
       EXPECT_GT(offered_mpps, 0.0) << line;
@@ -52,6 +69,17 @@ TEST(DemoSystem, QuickRunMeasuresEveryCell) {
   AFXDP_REQUIRE_SYSTEM();
   EXPECT_EQ(run_and_check_cells({"demo", "--quick", "--json"}, false),
             static_cast<int>(afxdp::tool::demo_matrix({.quick = true}).size()));
+}
+
+// The main job on a kernel that refuses XDP live frames (refuse-test-run plays one for the demo
+// and every process it starts): gen falls back to AF_XDP, every cell is measured and names it.
+TEST(DemoSystem, OnAKernelRefusingLiveFramesEveryCellRunsOnXsk) {
+  AFXDP_REQUIRE_SYSTEM();
+  EXPECT_EQ(run_and_check_cells({"demo", "--json", "-d", "1", "--mode", "native", "--cores", "2",
+                                 "--wait", "spin", "--benchmark", "xdp-drop", "--benchmark",
+                                 "rxdrop", "--benchmark", "l2fwd", "--no-latency"},
+                                false, afxdp::test::refuse_test_run(), "xsk"),
+            3);
 }
 
 namespace {

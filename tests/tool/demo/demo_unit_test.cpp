@@ -80,6 +80,25 @@ TEST(DemoTable, RowsAreBenchmarksColumnsAreModes) {
   EXPECT_NE(l2fwd.find("0.500"), std::string::npos);
 }
 
+// A cell that took (nearly) all the source offered shows the offered rate beside its own and a
+// note; one that took clearly less shows its rate alone.
+TEST(DemoTable, MarksTheCellsTheSourceBounds) {
+  std::vector<DemoCell> cells(2);
+  cells[0] = {DemoBenchmark::rxdrop, false, DemoMode::native, 2, true, 1.2, ""};
+  cells[0].offered_mpps = 1.25;
+  cells[1] = {DemoBenchmark::rxdrop, false, DemoMode::skb, 2, true, 0.6, ""};
+  cells[1].offered_mpps = 1.25;
+  EXPECT_TRUE(afxdp::tool::source_bound(cells[0]));
+  EXPECT_FALSE(afxdp::tool::source_bound(cells[1]));
+  const std::string table = afxdp::tool::demo_table(cells);
+  EXPECT_NE(table.find("1.200 of 1.250"), std::string::npos) << table;
+  EXPECT_EQ(table.find("0.600 of"), std::string::npos) << table;
+  EXPECT_NE(table.find("0.600"), std::string::npos) << table;
+  EXPECT_NE(table.find("the cell measures the source"), std::string::npos) << table;
+  cells[0].offered_mpps = 2.0;
+  EXPECT_EQ(afxdp::tool::demo_table(cells).find("measures the source"), std::string::npos);
+}
+
 TEST(DemoJson, ReadsNumbersByKey) {
   double value = 0;
   EXPECT_TRUE(

@@ -1,6 +1,8 @@
-// `afxdp gen` on a real veth pair: it sends exactly the count asked for, its frames carry
-// correct IPv4 and UDP checksums (checked here with independent arithmetic), and bad input is
-// one line on stderr with a non-zero exit.
+// `afxdp gen` on a real veth pair: with each engine it sends exactly the count asked for, its
+// frames carry correct IPv4 and UDP checksums (checked here with independent arithmetic) and
+// --rate spaces them; auto falls back from live frames where the kernel refuses them, saying so;
+// bad input is one line on stderr with a non-zero exit.
+#include "probes.hpp"
 #include "system_test.hpp"
 #include "tool_test.hpp"
 
@@ -45,30 +47,50 @@ bool is_udp_over_ipv4(const std::vector<std::uint8_t>& f) {
   return f.size() >= 42 && f[12] == 0x08 && f[13] == 0x00 && f[23] == 17;
 }
 
-TEST(Gen, PeerReceivesExactlyTheCount) {
-  AFXDP_REQUIRE_SYSTEM();
+// The engine's tests run for each engine by name (whatever AFXDP_GEN_ENGINE says); live skips
+// where the kernel refuses live frames, with the kernel's words.
+class GenEngine : public testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    AFXDP_REQUIRE_SYSTEM();
+    if (std::string(GetParam()) == "live") AFXDP_REQUIRE_FACILITY(afxdp::test::live_frames());
+  }
+  // gen with this engine and `args`.
+  static std::vector<std::string> gen(std::vector<std::string> args) {
+    args.insert(args.begin(), {"gen", "--engine", GetParam()});
+    return args;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Engines, GenEngine, testing::Values("xsk", "live"),
+                         [](const testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
+
+TEST_P(GenEngine, PeerReceivesExactlyTheCount) {
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const auto program = verdict_program(veth.b(), afxdp::XdpAction::drop);
   // veth counts a frame in the receiver's rx_packets once its XDP program has run on it.
   const std::uint64_t before = interface_counter(veth.b(), "rx_packets");
-  auto gen = start_tool({"gen", "-i", veth.a(), "-C", "100000", "--json"});
+  auto gen = start_tool(GenEngine::gen({"-i", veth.a(), "-C", "100000", "--json"}));
   ASSERT_EQ(gen.wait(60000), 0) << gen.err();
   EXPECT_NE(gen.out().find("\"sent\":100000"), std::string::npos) << gen.out();
+  EXPECT_NE(gen.out().find(std::string("\"engine\":\"") + GetParam() + "\""), std::string::npos)
+      << gen.out();
   EXPECT_EQ(afxdp::test::wait_statistic(veth.b(), "rx_packets", before + 100000) - before, 100000U);
   // Nothing more trickles in afterwards: the count is exact, not a lower bound.
   EXPECT_EQ(interface_counter(veth.b(), "rx_packets") - before, 100000U);
 }
 
-TEST(Gen, FramesCarryCorrectChecksums) {
-  AFXDP_REQUIRE_SYSTEM();
+TEST_P(GenEngine, FramesCarryCorrectChecksums) {
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const auto program = verdict_program(veth.b(), afxdp::XdpAction::pass);
   afxdp::lab::PacketSocket capture(veth.b());
-  auto gen =
-      start_tool({"gen", "-i", veth.a(), "-C", "20", "--rate", "1000", "-s", "101", "--src-ip",
-                  "10.1.2.3", "--dst-ip", "10.4.5.6", "--src-port", "1234", "--dst-port", "5678"});
+  auto gen = start_tool(GenEngine::gen({"-i", veth.a(), "-C", "20", "--rate", "1000", "-s", "101",
+                                        "--src-ip", "10.1.2.3", "--dst-ip", "10.4.5.6",
+                                        "--src-port", "1234", "--dst-port", "5678"}));
   ASSERT_EQ(gen.wait(30000), 0) << gen.err();
 
   const auto mac_a = afxdp::mac_address(veth.a());
@@ -125,10 +147,10 @@ bool receive_stamped(int fd, std::vector<std::uint8_t>& frame, double& stamp) {
   return false;
 }
 
-// --rate spaces frames one by one (the program waits for each frame's slot), not in bursts
-// between sleeps: with one frame per kernel batch, the receiver's timestamps are spread out.
-TEST(Gen, RateSpacesEveryFrame) {
-  AFXDP_REQUIRE_SYSTEM();
+// --rate spaces frames one by one (live: the program waits for each frame's slot; xsk: a frame
+// goes to the tx ring when it is due), not in bursts between sleeps: with one frame per kernel
+// batch, the receiver's timestamps are spread out.
+TEST_P(GenEngine, RateSpacesEveryFrame) {
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const auto program = verdict_program(veth.b(), afxdp::XdpAction::pass);
@@ -137,8 +159,8 @@ TEST(Gen, RateSpacesEveryFrame) {
   ASSERT_EQ(setsockopt(capture.fd(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on), 0);
   constexpr int frames = 200;
   constexpr double rate = 5000;  // 200 us apart
-  auto gen = start_tool({"gen", "-i", veth.a(), "-C", std::to_string(frames), "--rate", "5000",
-                         "--batch-size", "1", "--dst-port", "4242"});
+  auto gen = start_tool(GenEngine::gen({"-i", veth.a(), "-C", std::to_string(frames), "--rate",
+                                        "5000", "--batch-size", "1", "--dst-port", "4242"}));
 
   std::vector<double> arrivals;  // seconds, the kernel's receive timestamps
   std::vector<std::uint8_t> f;
@@ -231,13 +253,78 @@ TEST(Gen, CountsInANamespaceWithoutItsOwnSysfs) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << report;
 }
 
-TEST(Gen, SaysWhenTheVethPeerCannotReceive) {
+// Live frames reach a veth peer only through its NAPI (an XDP program or GRO on it); AF_XDP's go
+// through its ordinary receive path. So only live can be refused by the peer, and says so.
+TEST(Gen, LiveSaysWhenTheVethPeerCannotReceive) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::live_frames());
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  auto gen = start_tool({"gen", "-i", veth.a(), "-C", "1000"});
+  auto gen = start_tool({"gen", "--engine", "live", "-i", veth.a(), "-C", "1000"});
   EXPECT_NE(gen.wait(30000), 0);
   EXPECT_NE(afxdp::test::lines_of(gen.err()).at(0).find("XDP program"), std::string::npos)
       << gen.err();
+}
+
+TEST(Gen, XskNeedsNothingOnTheVethPeer) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const std::uint64_t before = interface_counter(veth.b(), "rx_packets");
+  const auto result =
+      afxdp::test::run_tool({"gen", "--engine", "xsk", "-i", veth.a(), "-C", "1000"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(afxdp::test::wait_statistic(veth.b(), "rx_packets", before + 1000) - before, 1000U);
+}
+
+// auto on a kernel that refuses live frames (refuse-test-run plays one): one line naming the
+// refusal and the engine used, and every frame through AF_XDP, exactly the count.
+TEST(Gen, AutoFallsBackFromRefusedLiveFramesSayingSo) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const auto program = verdict_program(veth.b(), afxdp::XdpAction::drop);
+  const std::uint64_t before = interface_counter(veth.b(), "rx_packets");
+  const auto result = afxdp::test::run_tool(
+      {"gen", "--engine", "auto", "-i", veth.a(), "-C", "1000", "--json", "-Q"}, 60000,
+      afxdp::test::refuse_test_run());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string summary = afxdp::test::last_line_with(result.out, "\"summary\"");
+  EXPECT_NE(summary.find("\"sent\":1000,"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"engine\":\"xsk\""), std::string::npos) << summary;
+  EXPECT_EQ(afxdp::test::wait_statistic(veth.b(), "rx_packets", before + 1000) - before, 1000U);
+  const auto lines = afxdp::test::lines_of(result.err);
+  ASSERT_EQ(lines.size(), 1U) << result.err;
+  EXPECT_NE(lines[0].find("XDP live frames"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("Operation not permitted"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("--engine xsk"), std::string::npos) << lines[0];
+}
+
+// auto where the kernel runs live frames: live, and nothing on stderr.
+TEST(Gen, AutoUsesLiveFramesWhereTheKernelRunsThem) {
+  AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::live_frames());
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const auto program = verdict_program(veth.b(), afxdp::XdpAction::drop);
+  const auto result = afxdp::test::run_tool(
+      {"gen", "--engine", "auto", "-i", veth.a(), "-C", "1000", "--json", "-Q"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string summary = afxdp::test::last_line_with(result.out, "\"summary\"");
+  EXPECT_NE(summary.find("\"engine\":\"live\""), std::string::npos) << summary;
+  EXPECT_EQ(result.err, "");
+}
+
+// --engine live where the kernel refuses live frames: the refusal in one line, exit 1.
+TEST(Gen, LiveRefusedIsOneLineAndExit1) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const auto result = afxdp::test::run_tool({"gen", "--engine", "live", "-i", veth.a(), "-C", "10"},
+                                            60000, afxdp::test::refuse_test_run());
+  EXPECT_EQ(result.exit_code, 1);
+  const auto lines = afxdp::test::lines_of(result.err);
+  ASSERT_EQ(lines.size(), 1U) << result.err;
+  EXPECT_NE(lines[0].find("XDP live frames"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("Operation not permitted"), std::string::npos) << lines[0];
 }
 
 TEST(Gen, BadInputIsOneLineAndAFailure) {
@@ -251,6 +338,7 @@ TEST(Gen, BadInputIsOneLineAndAFailure) {
       {"gen", "-i", veth.a(), "-s", "20"},
       {"gen", "-i", veth.a(), "-s", "9000"},
       {"gen", "-i", veth.a(), "-s", "2000"},  // over the MTU of 1500
+      {"gen", "-i", veth.a(), "--engine", "pktgen"},
   };
   for (const auto& args : cases) {
     auto gen = start_tool(args);

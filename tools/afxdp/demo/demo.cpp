@@ -172,7 +172,8 @@ struct DemoRun {
   double seconds = 0;  // per cell
   DemoCpus cpus;
   const DemoOptions& options;
-  std::string tool;  // the `afxdp` binary measured
+  std::string tool;    // the `afxdp` binary measured
+  std::string engine;  // gen's engine for every source of the run (source_engine)
 };
 
 // The reference on the application's CPU, as our --cpu puts ours; LC_ALL=C keeps its numbers
@@ -237,6 +238,8 @@ std::vector<std::unique_ptr<Child>> start_sources(const DemoCell& cell, const De
                                  format_seconds(run.seconds + 3),
                                  "-H",
                                  nobody_mac,
+                                 "--engine",
+                                 run.engine,
                                  "--json"};
     if (run.options.gen_rate > 0) {
       gen.insert(gen.end(), {"--rate", std::to_string(run.options.gen_rate)});
@@ -330,6 +333,23 @@ void measure(DemoCell& cell, const DemoRun& run) {
   }
 }
 
+// gen's engine for this run, decided once by one frame through gen's `auto` (or what
+// AFXDP_GEN_ENGINE forces), so that every cell is fed alike and the header can say which.
+// `why`: gen's line on stderr when it fell back from live frames.
+std::string source_engine(const lab::VethPair& veth, const std::string& tool, std::string& why) {
+  Child probe({"gen", "-i", veth.a(), "-C", "1", "-H", nobody_mac, "--json", "-Q"}, tool);
+  const int code = probe.wait(30000);
+  const std::string summary = summary_line(probe.out());
+  const std::string key = "\"engine\":\"";
+  const auto at = summary.find(key);
+  if (code != 0 || at == std::string::npos) {
+    throw std::runtime_error("demo: traffic source: " + probe.first_error_line());
+  }
+  why = probe.first_error_line();
+  const auto from = at + key.size();
+  return summary.substr(from, summary.find('"', from) - from);
+}
+
 // The `afxdp` this demo measures: the one that started it, else the one beside it (a build
 // tree), else the installed one.
 std::string tool_to_measure() {
@@ -348,16 +368,18 @@ void write_svg(const std::string& path, const std::vector<DemoCell>& cells) {
   if (!out.flush()) throw std::runtime_error("demo: cannot write the chart to " + path);
 }
 
-void print_cell(const DemoCell& cell, const DemoOptions& options) {
+void print_cell(const DemoCell& cell, const DemoOptions& options, const std::string& engine) {
   if (options.json) {
     std::printf(
-        "{\"benchmark\":\"%s\",\"tool\":\"%s\",\"poll\":%s,\"busy_poll\":%s,\"mode\":\"%s\","
+        "{\"benchmark\":\"%s\",\"tool\":\"%s\",\"engine\":\"%s\",\"poll\":%s,\"busy_poll\":%s,"
+        "\"mode\":\"%s\","
         "\"cores\":%d,\"queues\":%d,\"mpps\":%.3f,\"offered_mpps\":%.3f,"
         "\"gen_rate\":%llu,\"measured\":%s,\"error\":%s}\n",
-        demo_name(cell.benchmark), demo_name(cell.tool), cell.poll ? "true" : "false",
-        cell.busy_poll ? "true" : "false", demo_name(cell.mode), cell.cores, cell.queues, cell.mpps,
-        cell.offered_mpps, static_cast<unsigned long long>(options.gen_rate),
-        cell.measured ? "true" : "false", json_string(cell.error).c_str());
+        demo_name(cell.benchmark), demo_name(cell.tool), engine.c_str(),
+        cell.poll ? "true" : "false", cell.busy_poll ? "true" : "false", demo_name(cell.mode),
+        cell.cores, cell.queues, cell.mpps, cell.offered_mpps,
+        static_cast<unsigned long long>(options.gen_rate), cell.measured ? "true" : "false",
+        json_string(cell.error).c_str());
     std::fflush(stdout);
   } else if (!cell.measured) {
     std::fprintf(stderr, "afxdp demo: %s (%s): %s\n", row_name(cell).c_str(),
@@ -413,14 +435,17 @@ int run_demo(const DemoOptions& options) {
   lab::VethPair veth("demo", two_queues ? 2 : 1);
   lab::set_gro(veth.a(), true);
   lab::set_gro(veth.b(), true);
+  std::string fallback;
+  const std::string engine = source_engine(veth, tool, fallback);
   if (!options.json) {
     std::printf(
         "afxdp demo: veth pair %s <-> %s in a private network namespace; %g s per cell; "
-        "traffic source on CPU %u, application on CPU %u\n",
-        veth.a().c_str(), veth.b().c_str(), seconds, cpus.source, cpus.app);
+        "traffic source (afxdp gen, engine %s) on CPU %u, application on CPU %u\n",
+        veth.a().c_str(), veth.b().c_str(), seconds, engine.c_str(), cpus.source, cpus.app);
+    if (!fallback.empty()) std::printf("  (%s)\n", fallback.c_str());
     std::fflush(stdout);
   }
-  const DemoRun run{veth, seconds, cpus, options, tool};
+  const DemoRun run{veth, seconds, cpus, options, tool, engine};
   for (DemoCell& cell : cells) {
     if (stop.requested()) break;
     measure(cell, run);
@@ -428,7 +453,7 @@ int run_demo(const DemoOptions& options) {
       cell.measured = false;
       cell.error = "interrupted";
     }
-    print_cell(cell, options);
+    print_cell(cell, options, run.engine);
   }
   if (!options.json) std::printf("%s", demo_table(cells).c_str());
   if (!options.svg.empty()) write_svg(options.svg, cells);

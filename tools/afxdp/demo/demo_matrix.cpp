@@ -104,6 +104,10 @@ std::vector<DemoCell> demo_matrix(const DemoOptions& options) {
   return cells;
 }
 
+bool source_bound(const DemoCell& cell) {
+  return cell.measured && cell.offered_mpps > 0 && cell.mpps >= 0.9 * cell.offered_mpps;
+}
+
 std::string demo_table(const std::vector<DemoCell>& cells) {
   std::vector<std::string> rows, columns;
   std::map<std::pair<std::string, std::string>, const DemoCell*> at;
@@ -117,6 +121,7 @@ std::string demo_table(const std::vector<DemoCell>& cells) {
   int width = 16;  // the row names' column: as wide as the longest ("rxdrop poll() xdpsock")
   for (const auto& row : rows) width = std::max(width, static_cast<int>(row.size()));
   std::ostringstream table;
+  bool bound = false;
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%-*s", width, "Mpps");
   table << buffer;
@@ -134,12 +139,22 @@ std::string demo_table(const std::vector<DemoCell>& cells) {
         std::snprintf(buffer, sizeof buffer, " %16s", "");
       } else if (!found->second->measured) {
         std::snprintf(buffer, sizeof buffer, " %16s", "-");
+      } else if (source_bound(*found->second)) {
+        bound = true;
+        char both[40];
+        std::snprintf(both, sizeof both, "%.3f of %.3f", found->second->mpps,
+                      found->second->offered_mpps);
+        std::snprintf(buffer, sizeof buffer, " %16s", both);
       } else {
         std::snprintf(buffer, sizeof buffer, " %16.3f", found->second->mpps);
       }
       table << buffer;
     }
     table << '\n';
+  }
+  if (bound) {
+    table << "X of Y: the traffic source offered only Y Mpps and the application took 90 % or "
+             "more of it:\nthe cell measures the source; read it as \"at least X\".\n";
   }
   return table.str();
 }

@@ -87,7 +87,11 @@ std::vector<DemoCell> demo_matrix(const DemoOptions& options);
 // Where a cell is shown: its column ("native, 2 cores") and its row ("rxdrop poll()").
 std::string column_name(const DemoCell& cell);
 std::string row_name(const DemoCell& cell);
-// The table: rows are benchmarks (with/without poll), columns are modes x cores, Mpps.
+// Did the traffic source bound this cell? The application took at least 90 % of what gen
+// offered in the same run: the cell then measures the source, not the application.
+bool source_bound(const DemoCell& cell);
+// The table: rows are benchmarks (with/without poll), columns are modes x cores, Mpps. A cell
+// the source bound reads "1.234 of 1.250" (ours, and gen's offered rate), with a note below.
 std::string demo_table(const std::vector<DemoCell>& cells);
 
 }  // namespace afxdp::tool

@@ -5,51 +5,28 @@
 #include "common/packet.hpp"
 #include "common/parse.hpp"
 #include "common/require.hpp"
-#include "common/skeleton.hpp"
 #include "common/thousands.hpp"
+#include "gen/live_source.hpp"
+#include "gen/xsk_source.hpp"
 
-#include <afxdp/error.hpp>
+#include <afxdp/cpu.hpp>
 #include <afxdp/interface.hpp>
-#include <afxdp/run.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/signal_stop.hpp>
 
-#include "gen_tx.skel.h"
-
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include <linux/bpf.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
+#include <map>
 #include <optional>
 #include <stdexcept>
+#include <variant>
 
 namespace afxdp::tool {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Frames per test run. Each run has a fixed cost besides its frames, mostly asleep in the
-// kernel's set-up and tear-down: 0.3 to 25 ms on a virtual machine, depending on its load. So
-// runs last about a quarter of a second (sized from the previous run's rate, or from --rate):
-// long enough that the fixed cost is a few per cent, short enough to check the clock and signals.
-constexpr std::uint64_t first_chunk = 65536;
-constexpr std::uint64_t max_chunk = std::uint64_t{1} << 24;
-constexpr double run_seconds = 0.25;
-
-std::uint64_t frames_for_a_run(double frames_per_second) {
-  return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(frames_per_second * run_seconds), 1,
-                                   max_chunk);
-}
-
-// With a rate, the program waits for each frame's slot with bottom halves disabled (the kernel
-// enables them between batches). So a batch waits at most this long: batches are cut to fit,
-// and at rates too low for one gap to fit, a run is one frame and user space sleeps between.
-constexpr double max_batch_wait_seconds = 0.010;
 
 // How long gen sends before it judges whether a veth peer takes its frames at all.
 constexpr std::chrono::milliseconds peer_grace{500};
@@ -92,98 +69,43 @@ std::uint64_t tx_packets(unsigned ifindex) { return interface_link(ifindex).tx_p
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-using GenProgram = Skeleton<gen_tx, gen_tx__destroy>;
+// The engine that sends: one of two, chosen once (a call per run of thousands of frames).
+using Source = std::variant<LiveSource, XskSource>;
 
-GenProgram load_program() {
-  GenProgram skeleton(gen_tx__open());
-  if (!skeleton) throw_errno(errno, "bpf: open the gen_tx program");
-  skeleton->rodata->max_wait_ns = static_cast<std::uint64_t>(max_batch_wait_seconds * 1e9);
-  if (const int error = gen_tx__load(skeleton.get()); error != 0) {
-    throw_errno(-error, "bpf: load the gen_tx program");
-  }
-  return skeleton;
-}
-
-// One gen: what the test runs send, and what has been sent and reported.
+// One gen: the engine, what has been sent and what reported.
 struct GenRun {
-  GenRun(const GenOptions& options, const GenProgram& program, std::vector<std::uint8_t>& bytes,
-         unsigned ifindex)
-      : o(options), skeleton(*program), frame(bytes), start(Clock::now()), last_report(start) {
-    prog_fd = bpf_program__fd(skeleton.progs.gen_tx);
-    context.data_end = static_cast<std::uint32_t>(frame.size());
-    context.ingress_ifindex = ifindex;
-    context.rx_queue_index = 0;
+  GenRun(const GenOptions& options, Source engine)
+      : o(options), source(std::move(engine)), last_report(Clock::now()) {
+    pace.rate = o.rate;
+    pace.start = last_report;
     if (o.duration > 0) {
-      deadline = start + std::chrono::duration_cast<Clock::duration>(
-                             std::chrono::duration<double>(o.duration));
+      deadline = pace.start + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(o.duration));
     }
   }
   const GenOptions& o;
-  gen_tx& skeleton;
-  int prog_fd = -1;
-  std::vector<std::uint8_t>& frame;
-  xdp_md context{};
-  Clock::time_point start;
+  Source source;
+  Pace pace;  // pace.sent: the frames sent so far
   Clock::time_point deadline = Clock::time_point::max();
-  std::uint64_t chunk =
-      first_chunk;  // without a rate, runs are sized from the previous one's speed
-  std::uint64_t sent = 0;
   std::uint64_t reported = 0;
   Clock::time_point last_report;
-  Clock::duration longest_run{};
+  std::uint64_t dropped = 0;  // xsk: frames the interface dropped and gen sent again
+  // auto: the first run is one frame, which tells whether the kernel runs live frames at all.
+  bool probing = false;
 };
 
-// How many frames the next test run sends.
-std::uint64_t frames_for_next_run(const GenRun& run) {
-  const GenOptions& o = run.o;
-  const double gap = o.rate > 0 ? 1 / static_cast<double>(o.rate) : 0;
-  const std::uint64_t planned = o.rate == 0 ? run.chunk
-                                : gap > max_batch_wait_seconds
-                                    ? 1
-                                    : frames_for_a_run(static_cast<double>(o.rate));
-  return o.count == 0 ? planned : std::min(planned, o.count - run.sent);
+GenEngine engine_of(const Source& source) {
+  return std::holds_alternative<LiveSource>(source) ? GenEngine::live : GenEngine::xsk;
 }
 
-// One test run of `n` frames: the kernel transmits them before it returns.
-void test_run(GenRun& run, std::uint64_t n) {
+// How many frames the next run sends.
+std::uint64_t frames_for_next_run(const GenRun& run) {
   const GenOptions& o = run.o;
-  const auto run_start = Clock::now();
-  bpf_test_run_opts opts{};
-  opts.sz = sizeof opts;
-  opts.data_in = run.frame.data();
-  opts.data_size_in = static_cast<std::uint32_t>(run.frame.size());
-  opts.ctx_in = &run.context;
-  opts.ctx_size_in = sizeof run.context;
-  opts.repeat = static_cast<int>(n);
-  opts.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
-  opts.batch_size = o.batch_size;
-  if (o.rate > 0) {
-    const double gap = 1 / static_cast<double>(o.rate);
-    opts.batch_size =
-        std::clamp(static_cast<std::uint32_t>(max_batch_wait_seconds / gap), 1U, o.batch_size);
-    // With a rate the program spaces the frames itself (bpf/gen_tx.bpf.c says why). The gap is
-    // chosen so that this run ends when, at the rate, sent + n frames are due: time lost
-    // between runs is made up over the next run (at most twice the rate), not in a burst.
-    const double due = static_cast<double>(run.sent + n) / static_cast<double>(o.rate);
-    const double left = due - seconds(run_start - run.start);
-    const double nominal = 1e9 / static_cast<double>(o.rate);
-    run.skeleton.bss->interval_ns = static_cast<std::uint64_t>(
-        std::clamp(left * 1e9 / static_cast<double>(n), nominal / 2, nominal));
-    run.skeleton.bss->next_ns = 0;
-  }
-  const bool failed = bpf_prog_test_run_opts(run.prog_fd, &opts) != 0;
-  run.longest_run = std::max(run.longest_run, Clock::now() - run_start);
-  if (failed) {
-    const int error = errno;
-    throw_errno(error, "BPF_PROG_TEST_RUN (XDP live frames) on " + o.interface +
-                           (error == EINVAL ? " (needs Linux 5.18 or later)" : ""));
-  }
-  run.sent += n;
-  if (o.rate == 0) {
-    const double took = seconds(Clock::now() - run_start);
-    if (took > 0)
-      run.chunk = std::max(first_chunk, frames_for_a_run(static_cast<double>(n) / took));
-  }
+  const std::uint64_t planned =
+      run.probing
+          ? 1
+          : std::visit([&](const auto& source) { return source.next_run(run.pace); }, run.source);
+  return o.count == 0 ? planned : std::min(planned, o.count - run.pace.sent);
 }
 
 // Whether a veth peer takes our frames, judged once.
@@ -222,42 +144,70 @@ void require_peer_takes_frames(const GenOptions& o, const PeerCheck& check, std:
 void report_progress(GenRun& run, Clock::time_point now) {
   const GenOptions& o = run.o;
   if (o.quiet || now - run.last_report < std::chrono::seconds(1)) return;
-  const double pps = static_cast<double>(run.sent - run.reported) / seconds(now - run.last_report);
+  const std::uint64_t sent = run.pace.sent;
+  const double pps = static_cast<double>(sent - run.reported) / seconds(now - run.last_report);
   if (o.json) {
     std::printf("{\"interface\":%s,\"pps\":%.0f,\"total\":%llu}\n",
-                json_string(o.interface).c_str(), pps, static_cast<unsigned long long>(run.sent));
+                json_string(o.interface).c_str(), pps, static_cast<unsigned long long>(sent));
   } else {
     std::printf("%s: %s pps, %s total\n", o.interface.c_str(),
-                thousands(static_cast<std::uint64_t>(pps)).c_str(), thousands(run.sent).c_str());
+                thousands(static_cast<std::uint64_t>(pps)).c_str(), thousands(sent).c_str());
   }
   std::fflush(stdout);
-  run.reported = run.sent;
+  run.reported = sent;
   run.last_report = now;
 }
 
 // With a rate: how long until the frames sent so far are due (at most until the deadline).
 std::chrono::nanoseconds pause_until_due(const GenRun& run, Clock::time_point now) {
   if (run.o.rate == 0) return std::chrono::nanoseconds::zero();
-  const auto due =
-      run.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                      static_cast<double>(run.sent) / static_cast<double>(run.o.rate)));
+  const auto due = run.pace.due(run.pace.sent);
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::min(due, run.deadline) - now);
 }
 
-// Test runs until -C, -d or SIGINT/SIGTERM.
-void send_until_done(GenRun& run, const PeerCheck& peer_check) {
+// auto, when the kernel refuses live frames: one line on stderr, then AF_XDP transmit.
+void say_fallback(const LiveRefused& refusal) {
+  std::fprintf(stderr, "afxdp gen: %s: sending through AF_XDP instead (--engine xsk)\n",
+               refusal.what());
+}
+
+// One run of n frames through the engine; auto's first run falls back when refused.
+void send_run(GenRun& run, std::uint64_t n, std::span<const std::uint8_t> frame, unsigned ifindex) {
+  if (auto* live = std::get_if<LiveSource>(&run.source)) {
+    try {
+      live->send(n, run.pace);
+    } catch (const LiveRefused& refusal) {
+      if (!run.probing) throw std::runtime_error(refusal.what());
+      run.probing = false;
+      say_fallback(refusal);
+      run.source.emplace<XskSource>(run.o, frame, ifindex);
+      return;  // nothing was sent: the loop asks again, of the new engine
+    }
+    run.probing = false;
+  } else {
+    std::get<XskSource>(run.source).send(n, run.pace);
+  }
+  run.pace.sent += n;
+}
+
+// Runs until -C, -d or SIGINT/SIGTERM.
+void send_until_done(GenRun& run, const PeerCheck& peer_check, std::span<const std::uint8_t> frame,
+                     unsigned ifindex) {
   const GenOptions& o = run.o;
   // Blocked: a signal during a test run would end it with EINTR and lose the count it sent.
   const SignalStop stop(SignalStop::Delivery::blocked);
+  // Only the live engine's frames can vanish without a trace at a veth peer without NAPI; an
+  // AF_XDP socket's go through the peer's ordinary receive path.
   bool unjudged = peer_check.veth;
-  while (o.count == 0 || run.sent < o.count) {
-    test_run(run, frames_for_next_run(run));
+  while (o.count == 0 || run.pace.sent < o.count) {
+    send_run(run, frames_for_next_run(run), frame, ifindex);
     // Judged over the first half second (or the whole of a shorter run), not one test run: the
     // peer's NAPI is briefly gone while a program is attached to it (a benchmark starting just
     // after us), and every frame of a run in that moment is lost.
-    if (unjudged &&
-        (Clock::now() - run.start >= peer_grace || (o.count != 0 && run.sent >= o.count))) {
-      require_peer_takes_frames(o, peer_check, run.sent);
+    if (unjudged && engine_of(run.source) == GenEngine::live &&
+        (Clock::now() - run.pace.start >= peer_grace ||
+         (o.count != 0 && run.pace.sent >= o.count))) {
+      require_peer_takes_frames(o, peer_check, run.pace.sent);
       unjudged = false;
     }
     const auto now = Clock::now();
@@ -267,29 +217,74 @@ void send_until_done(GenRun& run, const PeerCheck& peer_check) {
   }
 }
 
+// The AF_XDP engine: every frame sent completed; those the interface dropped instead of
+// transmitting (its tx_dropped) are sent again, so that -C N puts N frames on the wire.
+void finish_xsk(GenRun& run) {
+  auto* xsk = std::get_if<XskSource>(&run.source);
+  if (xsk == nullptr) return;
+  constexpr int rounds = 8;
+  for (int i = 0; i < rounds; ++i) {
+    const std::uint64_t dropped = xsk->finish() - run.dropped;
+    if (dropped == 0) return;
+    run.dropped += dropped;
+    xsk->send(dropped, Pace{.rate = 0, .start = run.pace.start, .sent = 0});
+  }
+  throw std::runtime_error(run.o.interface + ": dropped " + std::to_string(run.dropped) +
+                           " frames on transmit, and kept dropping those sent again");
+}
+
 void print_summary(const GenRun& run) {
   const GenOptions& o = run.o;
-  const double elapsed = seconds(Clock::now() - run.start);
-  const double pps = elapsed > 0 ? static_cast<double>(run.sent) / elapsed : 0;
+  const double elapsed = seconds(Clock::now() - run.pace.start);
+  const std::uint64_t sent = run.pace.sent;
+  const double pps = elapsed > 0 ? static_cast<double>(sent) / elapsed : 0;
+  const auto* live = std::get_if<LiveSource>(&run.source);
+  const double longest_ms =
+      live == nullptr ? 0 : std::chrono::duration<double, std::milli>(live->longest_run()).count();
+  const char* engine = engine_name(engine_of(run.source));
   if (o.json) {
     std::printf(
-        "{\"summary\":true,\"interface\":%s,\"size\":%zu,\"sent\":%llu,\"duration_s\":%.3f,"
-        "\"pps\":%.0f,\"longest_run_ms\":%.3f}\n",
-        json_string(o.interface).c_str(), o.size, static_cast<unsigned long long>(run.sent),
-        elapsed, pps, std::chrono::duration<double, std::milli>(run.longest_run).count());
+        "{\"summary\":true,\"interface\":%s,\"engine\":\"%s\",\"size\":%zu,\"sent\":%llu,"
+        "\"duration_s\":%.3f,\"pps\":%.0f,\"longest_run_ms\":%.3f}\n",
+        json_string(o.interface).c_str(), engine, o.size, static_cast<unsigned long long>(sent),
+        elapsed, pps, longest_ms);
   } else {
-    std::printf("%s: sent %s frames of %zu bytes in %.3f s: %s pps\n", o.interface.c_str(),
-                thousands(run.sent).c_str(), o.size, elapsed,
-                thousands(static_cast<std::uint64_t>(pps)).c_str());
+    std::printf("%s: sent %s frames of %zu bytes in %.3f s: %s pps (engine %s)\n",
+                o.interface.c_str(), thousands(sent).c_str(), o.size, elapsed,
+                thousands(static_cast<std::uint64_t>(pps)).c_str(), engine);
   }
   std::fflush(stdout);
 }
 
+// The engine --engine asks for: auto and live start with live frames (auto probing with its
+// first frame); xsk, or live refused at load under auto, with AF_XDP.
+Source open_source(const GenOptions& o, std::span<const std::uint8_t> frame, unsigned ifindex,
+                   bool& probing) {
+  probing = false;
+  if (o.engine == GenEngine::xsk) return Source(std::in_place_type<XskSource>, o, frame, ifindex);
+  try {
+    probing = o.engine == GenEngine::automatic;
+    return Source(std::in_place_type<LiveSource>, o, frame, ifindex);
+  } catch (const LiveRefused& refusal) {
+    if (o.engine == GenEngine::live) throw std::runtime_error(refusal.what());
+    say_fallback(refusal);
+    probing = false;
+    return Source(std::in_place_type<XskSource>, o, frame, ifindex);
+  }
+}
+
 }  // namespace
+
+const char* engine_name(GenEngine engine) noexcept {
+  if (engine == GenEngine::live) return "live";
+  if (engine == GenEngine::xsk) return "xsk";
+  return "auto";
+}
 
 CLI::App* add_gen_options(CLI::App& parent, GenOptions& o) {
   CLI::App* app = parent.add_subcommand(
-      "gen", "send UDP frames out of an interface through the kernel's XDP live-frames test run");
+      "gen",
+      "send UDP frames out of an interface (the kernel's XDP live-frames test run, or AF_XDP)");
   app->add_option("-i,--interface", o.interface, "interface to send on")->required();
   app->add_option("-s,--size", o.size, "frame size in bytes, without FCS")
       ->check(CLI::Range(gen_min_size, gen_max_size));
@@ -313,6 +308,15 @@ CLI::App* add_gen_options(CLI::App& parent, GenOptions& o) {
       ->check(seconds_within(run_duration));
   app->add_option("--batch-size", o.batch_size, "frames per kernel batch")
       ->check(CLI::Range(1, 256));
+  app->add_option("--engine", o.engine,
+                  "auto: live frames, or AF_XDP transmit where the kernel refuses them; live: "
+                  "only the kernel's XDP live-frames test run; xsk: only AF_XDP transmit "
+                  "(default: $AFXDP_GEN_ENGINE, else auto)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, GenEngine>{
+              {"auto", GenEngine::automatic}, {"live", GenEngine::live}, {"xsk", GenEngine::xsk}},
+          CLI::ignore_case))
+      ->envname("AFXDP_GEN_ENGINE");  // CI forces xsk: a kernel with live frames hides no bug
   app->add_flag("--json", o.json, "one JSON object per second and a final summary");
   app->add_flag("-Q,--quiet", o.quiet, "print only the final summary");
   return app;
@@ -355,11 +359,14 @@ int run_gen(const GenOptions& o) {
     throw std::invalid_argument("cpu: " + std::to_string(o.cpu) + " is not available");
   }
 
-  const GenProgram program = load_program();
-  GenRun run(o, program, frame, ifindex);
   const PeerCheck peer_check{ifindex, peer, interface_driver(o.interface) == "veth",
                              tx_packets(ifindex)};
-  send_until_done(run, peer_check);
+  bool probing = false;
+  Source source = open_source(o, frame, ifindex, probing);
+  GenRun run(o, std::move(source));
+  run.probing = probing;
+  send_until_done(run, peer_check, frame, ifindex);
+  finish_xsk(run);
   print_summary(run);
   return 0;
 }

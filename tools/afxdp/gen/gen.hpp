@@ -1,7 +1,7 @@
-// `afxdp gen -i IF`: a traffic source. One Ethernet/IPv4/UDP frame is handed to the kernel's
-// live-frames test run (BPF_PROG_TEST_RUN with BPF_F_TEST_XDP_LIVE_FRAMES) of a program that
-// returns XDP_TX with ingress_ifindex = IF, so the kernel transmits `repeat` copies out of IF
-// through its ndo_xdp_xmit, without a socket, a UMEM or a copy per frame from user space.
+// `afxdp gen -i IF`: a traffic source of one Ethernet/IPv4/UDP frame, sent out of IF by one of
+// two engines: the kernel's live-frames test run (gen/live_source.hpp: no socket, no copy per
+// frame) or, where the kernel refuses that, AF_XDP transmit (gen/xsk_source.hpp). `auto` tries
+// live frames with the first frame and falls back, saying so on stderr.
 #pragma once
 
 #include "subcommands.hpp"
@@ -10,6 +10,10 @@
 #include <string>
 
 namespace afxdp::tool {
+
+enum class GenEngine { automatic, live, xsk };
+// "auto", "live", "xsk": as --engine spells them.
+const char* engine_name(GenEngine engine) noexcept;
 
 struct GenOptions {
   std::string interface;
@@ -27,6 +31,7 @@ struct GenOptions {
   bool json = false;
   bool quiet = false;             // only the final summary
   std::uint32_t batch_size = 64;  // frames the kernel runs per batch (1..256)
+  GenEngine engine = GenEngine::automatic;
 };
 
 inline constexpr std::size_t gen_min_size = 60;    // the Ethernet minimum without FCS

@@ -1,0 +1,133 @@
+#include "gen/live_source.hpp"
+
+#include "common/skeleton.hpp"
+
+#include <afxdp/error.hpp>
+
+#include "gen_tx.skel.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace afxdp::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Frames per test run. Each run has a fixed cost besides its frames, mostly asleep in the
+// kernel's set-up and tear-down: 0.3 to 25 ms on a virtual machine, depending on its load. So
+// runs last about a quarter of a second (sized from the previous run's rate, or from --rate):
+// long enough that the fixed cost is a few per cent, short enough to check the clock and signals.
+constexpr std::uint64_t first_chunk = 65536;
+constexpr std::uint64_t max_chunk = std::uint64_t{1} << 24;
+constexpr double run_seconds = 0.25;
+
+std::uint64_t frames_for_a_run(double frames_per_second) {
+  return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(frames_per_second * run_seconds), 1,
+                                   max_chunk);
+}
+
+// With a rate, the program waits for each frame's slot with bottom halves disabled (the kernel
+// enables them between batches). So a batch waits at most this long: batches are cut to fit,
+// and at rates too low for one gap to fit, a run is one frame and user space sleeps between.
+constexpr double max_batch_wait_seconds = 0.010;
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+using GenProgram = Skeleton<gen_tx, gen_tx__destroy>;
+
+// The errors with which a kernel says it will not run live frames at all (as opposed to a
+// failure of this run): not permitted (a policy), not known (before 5.18), not supported.
+bool is_refusal(int error) {
+  return error == EPERM || error == EACCES || error == EINVAL || error == EOPNOTSUPP ||
+         error == 524 /* ENOTSUPP, the kernel's own */;
+}
+
+}  // namespace
+
+struct LiveSource::State {
+  const GenOptions& o;
+  GenProgram skeleton;
+  std::vector<std::uint8_t> frame;
+  xdp_md context{};
+  std::uint64_t chunk = first_chunk;  // without a rate, runs are sized from the previous one's
+  Clock::duration longest_run{};
+};
+
+LiveSource::LiveSource(const GenOptions& o, std::span<const std::uint8_t> frame, unsigned ifindex)
+    : state_(std::make_unique<State>(State{o,
+                                           GenProgram(gen_tx__open()),
+                                           std::vector<std::uint8_t>(frame.begin(), frame.end()),
+                                           {},
+                                           first_chunk,
+                                           {}})) {
+  State& s = *state_;
+  if (!s.skeleton) throw_errno(errno, "bpf: open the gen_tx program");
+  s.skeleton->rodata->max_wait_ns = static_cast<std::uint64_t>(max_batch_wait_seconds * 1e9);
+  if (const int error = gen_tx__load(s.skeleton.get()); error != 0) {
+    throw LiveRefused("bpf: load the gen_tx program: " + std::string(std::strerror(-error)));
+  }
+  s.context.data_end = static_cast<std::uint32_t>(s.frame.size());
+  s.context.ingress_ifindex = ifindex;
+  s.context.rx_queue_index = 0;
+}
+
+LiveSource::LiveSource(LiveSource&&) noexcept = default;
+LiveSource::~LiveSource() = default;
+
+std::uint64_t LiveSource::next_run(const Pace& pace) const {
+  if (pace.rate == 0) return state_->chunk;
+  const double gap = 1 / static_cast<double>(pace.rate);
+  return gap > max_batch_wait_seconds ? 1 : frames_for_a_run(static_cast<double>(pace.rate));
+}
+
+Clock::duration LiveSource::longest_run() const noexcept { return state_->longest_run; }
+
+void LiveSource::send(std::uint64_t n, const Pace& pace) {
+  State& s = *state_;
+  const auto run_start = Clock::now();
+  bpf_test_run_opts opts{};
+  opts.sz = sizeof opts;
+  opts.data_in = s.frame.data();
+  opts.data_size_in = static_cast<std::uint32_t>(s.frame.size());
+  opts.ctx_in = &s.context;
+  opts.ctx_size_in = sizeof s.context;
+  opts.repeat = static_cast<int>(n);
+  opts.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
+  opts.batch_size = s.o.batch_size;
+  if (pace.rate > 0) {
+    const double gap = 1 / static_cast<double>(pace.rate);
+    opts.batch_size =
+        std::clamp(static_cast<std::uint32_t>(max_batch_wait_seconds / gap), 1U, s.o.batch_size);
+    // With a rate the program spaces the frames itself (bpf/gen_tx.bpf.c says why). The gap is
+    // chosen so that this run ends when, at the rate, sent + n frames are due: time lost
+    // between runs is made up over the next run (at most twice the rate), not in a burst.
+    const double left = pace.due_seconds(pace.sent + n) - seconds(run_start - pace.start);
+    const double nominal = 1e9 / static_cast<double>(pace.rate);
+    s.skeleton->bss->interval_ns = static_cast<std::uint64_t>(
+        std::clamp(left * 1e9 / static_cast<double>(n), nominal / 2, nominal));
+    s.skeleton->bss->next_ns = 0;
+  }
+  const bool failed = bpf_prog_test_run_opts(bpf_program__fd(s.skeleton->progs.gen_tx), &opts) != 0;
+  s.longest_run = std::max(s.longest_run, Clock::now() - run_start);
+  if (failed) {
+    const int error = errno;
+    const std::string what = "BPF_PROG_TEST_RUN (XDP live frames) on " + s.o.interface + ": " +
+                             std::strerror(error) +
+                             (error == EINVAL ? " (needs Linux 5.18 or later)" : "");
+    if (is_refusal(error)) throw LiveRefused(what);
+    throw_errno(error, "BPF_PROG_TEST_RUN (XDP live frames) on " + s.o.interface);
+  }
+  if (pace.rate == 0) {
+    const double took = seconds(Clock::now() - run_start);
+    if (took > 0) s.chunk = std::max(first_chunk, frames_for_a_run(static_cast<double>(n) / took));
+  }
+}
+
+}  // namespace afxdp::tool

@@ -1,0 +1,108 @@
+#include "gen/xsk_source.hpp"
+
+#include <afxdp/interface.hpp>
+#include <afxdp/port.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace afxdp::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// As the live engine: calls of about a quarter of a second, so that gen sees the clock, its
+// report and signals that often.
+constexpr double call_seconds = 0.25;
+constexpr std::uint64_t first_call = 65536;
+
+// How long a completion may take before gen gives up on the frames in flight (a link gone down).
+constexpr std::chrono::seconds drain_timeout{5};
+
+// Waits longer than this sleep; shorter ones spin (a sleep overshoots by tens of microseconds).
+constexpr auto spin_below = std::chrono::microseconds(100);
+
+PortConfig send_only() {
+  PortConfig c;
+  c.queues = {0};  // veth hands it to the peer's rx queue 0
+  c.receive = false;
+  c.frames_per_queue = 4096;
+  c.ring_size = 2048;
+  return c;
+}
+
+}  // namespace
+
+struct XskSource::State {
+  const GenOptions& o;
+  Port port;
+  Queue& q;
+  std::uint32_t length;
+  unsigned ifindex;
+  std::uint64_t tx_dropped_before;
+};
+
+XskSource::XskSource(const GenOptions& o, std::span<const std::uint8_t> frame, unsigned ifindex) {
+  Port port = Port::open(o.interface, send_only());
+  Queue& q = port.queues().front();
+  const auto length = static_cast<std::uint32_t>(frame.size());
+  // Written once: a frame keeps its bytes while it goes round, so the loop only sets lengths.
+  q.for_each_free_frame([&](Frame& f) { std::memcpy(f.data().data(), frame.data(), length); });
+  const std::uint64_t dropped = interface_link(ifindex).tx_dropped;
+  state_ = std::make_unique<State>(State{o, std::move(port), q, length, ifindex, dropped});
+}
+
+XskSource::XskSource(XskSource&&) noexcept = default;
+XskSource::~XskSource() = default;
+
+std::uint64_t XskSource::next_run(const Pace& pace) const {
+  if (pace.rate == 0) return first_call;
+  return std::max<std::uint64_t>(
+      1, static_cast<std::uint64_t>(static_cast<double>(pace.rate) * call_seconds));
+}
+
+void XskSource::send(std::uint64_t n, const Pace& pace) {
+  State& s = *state_;
+  const std::uint64_t batch = s.o.batch_size;
+  for (std::uint64_t done = 0; done < n;) {
+    std::uint64_t want = std::min(batch, n - done);
+    if (pace.rate > 0) {
+      // The frames due by now, at most a batch: a frame never leaves before its time.
+      const std::uint64_t next = pace.sent + done;
+      const auto now = Clock::now();
+      const auto due_at = pace.due(next);
+      if (now < due_at) {
+        if (due_at - now > spin_below) std::this_thread::sleep_for(due_at - now - spin_below / 2);
+        continue;
+      }
+      const double elapsed = std::chrono::duration<double>(now - pace.start).count();
+      const auto due_by_now =
+          static_cast<std::uint64_t>(elapsed * static_cast<double>(pace.rate)) + 1;
+      want = std::min(want, due_by_now > next ? due_by_now - next : 1);
+    }
+    TxBatch frames = s.q.allocate(static_cast<std::uint32_t>(want));
+    for (Frame& f : frames) f.resize(s.length);
+    const std::uint32_t sent = frames.send();
+    done += sent;
+    // The ring or the pool is full: kick, collect completions, give the CPU away briefly.
+    if (sent < want) s.q.wait(std::chrono::nanoseconds::zero());
+  }
+  s.q.flush();
+}
+
+std::uint64_t XskSource::finish() {
+  State& s = *state_;
+  if (!s.q.drain(drain_timeout)) {
+    throw std::runtime_error(s.q.name() + ": " + std::to_string(s.q.in_flight()) +
+                             " frames not completed after " +
+                             std::to_string(drain_timeout.count()) + " s");
+  }
+  return interface_link(s.ifindex).tx_dropped - s.tx_dropped_before;
+}
+
+}  // namespace afxdp::tool
