@@ -64,6 +64,10 @@ struct vlan_tag {
 #define MAX_OFFSET 1024U
 #define MAX_EXT_HEADERS 6
 
+// IPv4's more-fragments flag and fragment offset: either set, the frame is one fragment of a
+// datagram. No fragment matches a rule on ports (docs/api.md "Fragments").
+#define IP_FRAGMENT_BITS 0x3fff
+
 // The `len` bytes at `off`, or null past the end (or past MAX_OFFSET).
 static __always_inline void *at(void *data, void *end, __u32 off, __u32 len) {
   if (off > MAX_OFFSET) return 0;
@@ -89,8 +93,9 @@ static __always_inline void parse_ipv4(void *data, void *end, __u32 off,
   __u32 ihl = (ip[0] & 0x0f) * 4U;
   if (ihl < 20) return;
   t->proto = ip[9];
-  __be16 frag = *(__be16 *)(ip + 6);
-  if (frag & bpf_htons(0x1fff)) return;  // a later fragment: no ports in it
+  // A fragment (more to come, or an offset): no ports, even in the first one, which has them,
+  // so that a port rule takes none of a datagram's fragments and the kernel gets them all.
+  if (*(__be16 *)(ip + 6) & bpf_htons(IP_FRAGMENT_BITS)) return;
   read_ports(data, end, off + ihl, t);
 }
 
@@ -112,12 +117,13 @@ static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
     __u8 this = next;
     next = ext[0];
     if (this == IPPROTO_FRAGMENT) {
-      off += 8;
-      if (*(__be16 *)(ext + 2) & bpf_htons(0xfff8)) {  // a later fragment: no ports
-        t->proto = next;
-        return;
-      }
-    } else if (this == IPPROTO_AH) {
+      // A fragment, first or later: no ports (as IPv4), and the protocol is the fragment
+      // header's next header, which every fragment of the datagram carries alike (the headers
+      // after it are in the first fragment only).
+      t->proto = next;
+      return;
+    }
+    if (this == IPPROTO_AH) {
       off += (ext[1] + 2U) * 4U;
     } else {
       off += (ext[1] + 1U) * 8U;
@@ -259,7 +265,7 @@ static __always_inline long match(struct xdp_md *ctx) {
   if (ethertype == bpf_htons(ETH_P_IP)) {
     if (ip[0] != 0x45) return match_parsed(ctx);  // options (or not version 4)
     proto = ip[9];
-    if (!(*(__be16 *)(ip + 6) & bpf_htons(0x1fff))) ports = (__be16 *)(ip + 20);
+    if (!(*(__be16 *)(ip + 6) & bpf_htons(IP_FRAGMENT_BITS))) ports = (__be16 *)(ip + 20);
   } else if (ethertype == bpf_htons(ETH_P_IPV6)) {
     if ((void *)(ip + 40 + 4) > end) return match_parsed(ctx);
     proto = ip[6];

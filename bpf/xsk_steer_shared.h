@@ -12,7 +12,8 @@ struct afxdp_steer_tuple {
   __u16 vlan_inner; /* of the second tag */
   __u16 sport;      /* TCP, UDP, SCTP; 0 when absent (see AFXDP_STEER_PORTS) */
   __u16 dport;
-  __u8 proto; /* IPv4 protocol or IPv6's last next header; 0 for other ethertypes */
+  __u8 proto; /* IPv4 protocol or IPv6's last next header (a fragment's: its fragment header's); 0
+                 for other ethertypes */
   __u8 flags; /* AFXDP_STEER_* */
   /* The addresses last: a shape that masks none of them is looked up on the 12 bytes above
    * (AFXDP_STEER_NARROW_SIZE) in a map of its own, hashing a third of the bytes. */
@@ -22,10 +23,9 @@ struct afxdp_steer_tuple {
 
 #define AFXDP_STEER_NARROW_SIZE 12U
 
-#define AFXDP_STEER_PORTS \
-  0x1U                        /* sport and dport were read (a first fragment, in the linear part) */
-#define AFXDP_STEER_TAG1 0x2U /* one VLAN tag */
-#define AFXDP_STEER_TAG2 0x4U /* a second VLAN tag */
+#define AFXDP_STEER_PORTS 0x1U /* sport and dport were read (no fragment, in the linear part) */
+#define AFXDP_STEER_TAG1 0x2U  /* one VLAN tag */
+#define AFXDP_STEER_TAG2 0x4U  /* a second VLAN tag */
 
 struct afxdp_steer_key {
   __u32 tag; /* the shape's tag: (generation << 6) | AFXDP_STEER_WIDE? | shape slot, never 0 */

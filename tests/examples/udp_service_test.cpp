@@ -13,9 +13,7 @@
 #include <lab.hpp>
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -86,49 +84,6 @@ Fd socket_on(int type, const char* ip, std::uint16_t port) {
   return s;
 }
 
-// The far end of the pair in a network namespace of its own, addressed; deleted with it.
-class ClientHost {
- public:
-  ClientHost(std::string name, const std::string& interface) : name_(std::move(name)) {
-    afxdp::lab::run({"ip", "netns", "add", name_});
-    try {
-      afxdp::lab::run({"ip", "link", "set", interface, "netns", name_});
-      afxdp::lab::run(
-          {"ip", "-n", name_, "addr", "add", std::string(client_ip) + "/24", "dev", interface});
-      afxdp::lab::run({"ip", "-n", name_, "link", "set", interface, "up"});
-      afxdp::lab::run({"ip", "-n", name_, "link", "set", "lo", "up"});
-    } catch (...) {
-      remove();
-      throw;
-    }
-  }
-  ClientHost(const ClientHost&) = delete;
-  ClientHost& operator=(const ClientHost&) = delete;
-  ~ClientHost() { remove(); }
-
-  [[nodiscard]] const std::string& name() const { return name_; }
-
-  // fn() on a thread of its own inside the namespace (sockets it makes stay there).
-  template <class F>
-  [[nodiscard]] std::thread start(F fn) const {
-    return std::thread([path = "/run/netns/" + name_, fn = std::move(fn)]() mutable {
-      const int ns = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      const bool entered = ns >= 0 && ::setns(ns, CLONE_NEWNET) == 0;
-      if (ns >= 0) ::close(ns);
-      if (entered) fn();
-    });
-  }
-
- private:
-  void remove() noexcept {
-    try {
-      afxdp::lab::run({"ip", "netns", "del", name_});
-    } catch (...) {
-    }
-  }
-  std::string name_;
-};
-
 // Datagrams of every length from 1 to `count` bytes to the service, one at a time: how many came
 // back with the same bytes.
 int udp_echoes(int count) {
@@ -197,7 +152,8 @@ TEST(UdpServiceExample, AnswersItsPortWhileTheKernelKeepsArpPingTcpAndOtherPorts
   afxdp::test::quiet_ipv6();
   const afxdp::lab::VethPair pair(afxdp::lab::unique_prefix());
   afxdp::lab::run({"ip", "addr", "add", std::string(service_ip) + "/24", "dev", pair.b()});
-  const ClientHost client(afxdp::lab::unique_prefix() + "c", pair.a());
+  const afxdp::lab::PeerNamespace client(afxdp::lab::unique_prefix() + "c", pair.a(),
+                                         {std::string(client_ip) + "/24"});
 
   afxdp::tool::Child service({pair.b(), std::to_string(service_port)}, UDP_SERVICE_PATH);
   ASSERT_TRUE(afxdp::test::wait_attached(pair.b())) << service.err();

@@ -4,26 +4,35 @@
 // kernel (an AF_PACKET socket on the same interface sees what XDP passed) otherwise: none lost,
 // none misdirected. In native mode, skb mode and with the frags program.
 // And Port::open while matching frames flow in: once the program is attached, none passes.
+// And a datagram larger than the MTU to a steered port: its fragments all go to the kernel.
 #include "system_test.hpp"
 #include "test_frames.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
+#include <afxdp/unique_fd.hpp>
 #include <lab.hpp>
 
+#include <arpa/inet.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -253,5 +262,116 @@ TEST(SteerOpen, NoFrameOfTheRulePassesOnceTheProgramIsAttached) {
   }
   EXPECT_GT(ran_in_all, 0U) << "no frame met the program: the test proved nothing";
 }
+
+// A UDP datagram larger than the MTU, from a kernel socket on a peer host to a port whose rule
+// steers it to the AF_XDP socket, arrives in fragments, only the first with the ports: the
+// kernel's socket on this side must get it whole (issue 41: the first fragment went to the
+// AF_XDP socket, the others to the kernel, and neither side had the datagram). IPv4 and IPv6.
+class SteerFragments : public testing::TestWithParam<afxdp::AttachMode> {};
+
+int family_of(std::string_view ip) {
+  return ip.find(':') == std::string_view::npos ? AF_INET : AF_INET6;
+}
+
+// `ip` and `port` as a socket address of ip's family; returns its size.
+socklen_t socket_address(std::string_view ip, std::uint16_t port, sockaddr_storage& out) {
+  out = {};
+  const std::string text(ip);
+  if (family_of(ip) == AF_INET) {
+    auto* a = reinterpret_cast<sockaddr_in*>(&out);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(port);
+    ::inet_pton(AF_INET, text.c_str(), &a->sin_addr);
+    return sizeof *a;
+  }
+  auto* a = reinterpret_cast<sockaddr_in6*>(&out);
+  a->sin6_family = AF_INET6;
+  a->sin6_port = htons(port);
+  ::inet_pton(AF_INET6, text.c_str(), &a->sin6_addr);
+  return sizeof *a;
+}
+
+// A UDP socket bound to `ip` and `port`, reads waiting 200 ms at most.
+afxdp::UniqueFd udp_socket_on(std::string_view ip, std::uint16_t port) {
+  afxdp::UniqueFd s = afxdp::UniqueFd::socket(family_of(ip), SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  const timeval timeout{0, 200'000};
+  ::setsockopt(s.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  sockaddr_storage at{};
+  const socklen_t size = socket_address(ip, port, at);
+  if (::bind(s.get(), reinterpret_cast<const sockaddr*>(&at), size) != 0) {
+    throw std::system_error(errno, std::generic_category(), "bind UDP " + std::string(ip));
+  }
+  return s;
+}
+
+// Sends `datagram` to `ip` port 7777 every 100 ms (the first may wait for ARP or ND) for 3 s or
+// until `stop`, fragmented by this host (no path MTU discovery): false when it could not send.
+bool send_until(std::string_view ip, const std::vector<char>& datagram,
+                const std::atomic<bool>& stop) noexcept {
+  try {
+    const afxdp::UniqueFd s = afxdp::UniqueFd::socket(family_of(ip), SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (family_of(ip) == AF_INET) {
+      const int dont = IP_PMTUDISC_DONT;
+      ::setsockopt(s.get(), IPPROTO_IP, IP_MTU_DISCOVER, &dont, sizeof dont);
+    } else {
+      const int dont = IPV6_PMTUDISC_DONT;
+      ::setsockopt(s.get(), IPPROTO_IPV6, IPV6_MTU_DISCOVER, &dont, sizeof dont);
+    }
+    sockaddr_storage to{};
+    const socklen_t size = socket_address(ip, 7777, to);
+    for (int i = 0; i < 30 && !stop.load(); ++i) {
+      if (::sendto(s.get(), datagram.data(), datagram.size(), 0,
+                   reinterpret_cast<const sockaddr*>(&to), size) < 0) {
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+TEST_P(SteerFragments, ADatagramLargerThanTheMtuReachesTheKernelWhole) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  afxdp::lab::run({"ip", "addr", "add", "10.78.0.1/24", "dev", veth.b()});
+  afxdp::lab::run({"ip", "addr", "add", "fd00:78::1/64", "dev", veth.b(), "nodad"});
+  const afxdp::lab::PeerNamespace peer(afxdp::lab::unique_prefix() + "p", veth.a(),
+                                       {"10.78.0.2/24", "fd00:78::2/64"});
+  const bool skb = GetParam() == afxdp::AttachMode::skb;
+  afxdp::Port port =
+      afxdp::Port::open(veth.b(), {.bind = skb ? afxdp::BindMode::skb : afxdp::BindMode::automatic,
+                                   .attach = GetParam(),
+                                   .steer = {Match::parse("udp dst port 7777")}});
+  std::vector<char> datagram(3000);
+  for (std::size_t i = 0; i < datagram.size(); ++i) datagram[i] = static_cast<char>(i * 7);
+  for (const char* to : {"10.78.0.1", "fd00:78::1"}) {
+    const afxdp::UniqueFd kernel = udp_socket_on(to, 7777);
+    std::atomic<bool> stop{false};
+    std::atomic<bool> sent{true};
+    std::thread sender = peer.start([&] { sent = send_until(to, datagram, stop); });
+    std::vector<char> got(4096);
+    ssize_t n = -1;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (n < 0 && std::chrono::steady_clock::now() < until) {
+      n = ::recv(kernel.get(), got.data(), got.size(), 0);
+    }
+    stop = true;
+    sender.join();
+    ASSERT_TRUE(sent) << to << ": the peer could not send";
+    EXPECT_EQ(n, static_cast<ssize_t>(datagram.size())) << to << ": no datagram in 3 s";
+    if (n == static_cast<ssize_t>(datagram.size())) {
+      EXPECT_TRUE(std::equal(datagram.begin(), datagram.end(), got.begin())) << to;
+    }
+  }
+  EXPECT_EQ(port.steering().list().front().hits, 0U) << "the rule took fragments";
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, SteerFragments,
+                         testing::Values(afxdp::AttachMode::native, afxdp::AttachMode::skb),
+                         [](const auto& param) {
+                           return param.param == afxdp::AttachMode::skb ? "skb" : "native";
+                         });
 
 }  // namespace

@@ -138,23 +138,93 @@ TEST_P(SteerProgram, VlanAndQinq) {
             passed);
 }
 
-TEST_P(SteerProgram, Ipv6ExtensionHeadersAndFragments) {
+TEST_P(SteerProgram, Ipv6ExtensionHeaders) {
   add("ip6 and udp dst port 53");
   const FrameSpec v6{.ethertype = 0x86dd, .src = "2001:db8::1", .dst = "2001:db8::2", .dport = 53};
   EXPECT_EQ(run(v6), matched);
   FrameSpec ext = v6;
-  ext.ext = {0, 43, 60, 44};  // hop-by-hop, routing, destination options, fragment (the first)
+  ext.ext = {0, 43, 60};  // hop-by-hop, routing, destination options
   EXPECT_EQ(run(ext), matched);
-  ext.fragment = 100;  // a later fragment: no ports in it
+  ext.dport = 54;
   EXPECT_EQ(run(ext), passed);
+}
+
+// A fragmented datagram goes to one side whole (issue 41): a rule that needs ports takes none
+// of its fragments (the first one has them, the others not), so the kernel reassembles it; one
+// on fields every fragment carries alike takes them all.
+TEST_P(SteerProgram, NoFragmentMatchesAPortRule) {
+  const afxdp::RuleId table = add("udp dst port 7777");                    // the port table
+  const afxdp::RuleId shape = add("tcp src port 1000 and dst port 7777");  // a hashed shape
+  const afxdp::RuleId tagged_rule = add("vlan 5 and udp dst port 7777");
+  // First (offset 0, more to come), middle, last.
+  const auto fragments = [](FrameSpec f) {
+    std::vector<FrameSpec> all;
+    f.more_fragments = true;
+    all.push_back(f);
+    f.fragment = 185;
+    all.push_back(f);
+    f.more_fragments = false;
+    all.push_back(f);
+    return all;
+  };
+  for (const std::uint8_t proto : {std::uint8_t{17}, std::uint8_t{6}}) {
+    const FrameSpec v4{.proto = proto, .dport = 7777};
+    const FrameSpec v6{.ethertype = 0x86dd,
+                       .src = "2001:db8::1",
+                       .dst = "2001:db8::2",
+                       .proto = proto,
+                       .dport = 7777,
+                       .ext = {44}};
+    for (const FrameSpec& f : fragments(v4)) {
+      EXPECT_EQ(run(f), passed) << "IPv4 " << int{proto} << " offset " << f.fragment;
+      FrameSpec tagged = f;  // through the subprogram
+      tagged.tags = {5};
+      EXPECT_EQ(run(tagged), passed) << "tagged " << int{proto} << " offset " << f.fragment;
+    }
+    for (const FrameSpec& f : fragments(v6)) {
+      EXPECT_EQ(run(f), passed) << "IPv6 " << int{proto} << " offset " << f.fragment;
+      FrameSpec deeper = f;  // the fragment header after others
+      deeper.ext = {0, 60, 44};
+      EXPECT_EQ(run(deeper), passed) << "deeper " << int{proto} << " offset " << f.fragment;
+    }
+    EXPECT_EQ(run(v6), passed);  // an atomic fragment (offset 0, no more): a fragment header
+    EXPECT_EQ(steering_.hits(table) + steering_.hits(shape) + steering_.hits(tagged_rule),
+              proto == 17 ? 0U : 2U);  // the UDP round's whole datagrams
+    EXPECT_EQ(run(v4), matched);       // whole datagrams still do
+    FrameSpec v6_whole = v6;
+    v6_whole.ext = {};
+    EXPECT_EQ(run(v6_whole), matched);
+  }
+  EXPECT_EQ(steering_.hits(table), 2U);
+  EXPECT_EQ(steering_.hits(shape), 2U);
+}
+
+TEST_P(SteerProgram, EveryFragmentMatchesAnL3RuleAlike) {
   add("ip6 proto 17");
-  EXPECT_EQ(run(ext), matched);  // the protocol is known, though
-  FrameSpec v4{.dport = 53, .fragment = 1};
-  add("udp port 7");
-  v4.dport = 7;
-  EXPECT_EQ(run(v4), passed);  // an IPv4 later fragment has no ports either
-  v4.fragment = 0x2000;        // more fragments, offset 0: the first one
-  EXPECT_EQ(run(v4), matched);
+  add("ip proto 17");
+  add("dst net 198.51.100.0/24");
+  const FrameSpec v6{.ethertype = 0x86dd,
+                     .src = "2001:db8::1",
+                     .dst = "2001:db8::2",
+                     .dport = 7777,
+                     .ext = {0, 44}};
+  for (const std::uint16_t offset : {std::uint16_t{0}, std::uint16_t{185}}) {
+    for (const bool more : {true, false}) {
+      FrameSpec f = v6;
+      f.fragment = offset;
+      f.more_fragments = more;
+      EXPECT_EQ(run(f), matched) << "IPv6 offset " << offset << " M " << more;
+      f.ext = {44, 60};  // the protocol is the fragment header's next header, in every fragment
+      EXPECT_EQ(run(f), passed) << "IPv6 +dstopts, offset " << offset << " M " << more;
+      EXPECT_EQ(run(FrameSpec{.fragment = offset, .more_fragments = more}), matched) << offset;
+      EXPECT_EQ(run(FrameSpec{
+                    .dst = "198.51.100.9", .proto = 6, .fragment = offset, .more_fragments = more}),
+                matched)
+          << offset;
+      EXPECT_EQ(run(FrameSpec{.proto = 6, .fragment = offset, .more_fragments = more}), passed)
+          << offset;
+    }
+  }
 }
 
 TEST_P(SteerProgram, TruncatedFramesMatchOnlyWhatTheyCarry) {

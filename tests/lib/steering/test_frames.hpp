@@ -20,6 +20,7 @@ struct FrameSpec {
   std::uint16_t dport = 7777;
   std::vector<std::uint8_t> ext{};  // IPv6 extension headers in front of proto (0, 43, 44, 60)
   std::uint16_t fragment = 0;       // fragment offset in 8-byte units (IPv4 and the IPv6 one)
+  bool more_fragments = false;      // the MF / M flag (IPv4; IPv6's fragment header)
   std::size_t payload = 18;
 };
 
@@ -47,7 +48,7 @@ inline std::vector<std::uint8_t> frame(const FrameSpec& s) {
     f.insert(f.end(), {0x45, 0});
     put16(f, static_cast<std::uint16_t>(20 + l4_size));
     f.insert(f.end(), {0, 1});
-    put16(f, s.fragment);
+    put16(f, static_cast<std::uint16_t>(s.fragment | (s.more_fragments ? 0x2000 : 0)));
     f.insert(f.end(), {64, s.proto, 0, 0});
     put_address(f, s.src, false);
     put_address(f, s.dst, false);
@@ -62,7 +63,7 @@ inline std::vector<std::uint8_t> frame(const FrameSpec& s) {
       f.push_back(i + 1 < s.ext.size() ? s.ext[i + 1] : s.proto);
       if (s.ext[i] == 44) {
         f.push_back(0);
-        put16(f, static_cast<std::uint16_t>(s.fragment << 3));
+        put16(f, static_cast<std::uint16_t>((s.fragment << 3) | (s.more_fragments ? 1 : 0)));
         f.insert(f.end(), {0, 0, 0, 1});
       } else {
         f.insert(f.end(), {0, 1, 4, 0, 0, 0, 0});  // 8 bytes: a PadN option

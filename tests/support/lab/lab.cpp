@@ -102,6 +102,41 @@ VethPair::~VethPair() {
   }
 }
 
+PeerNamespace::PeerNamespace(std::string name, const std::string& interface,
+                             const std::vector<std::string>& addresses)
+    : name_(std::move(name)) {
+  run({"ip", "netns", "add", name_});
+  try {
+    run({"ip", "link", "set", interface, "netns", name_});
+    for (const std::string& address : addresses) {
+      std::vector<std::string> add = {"ip", "-n", name_, "addr", "add", address, "dev", interface};
+      if (address.find(':') != std::string::npos) add.emplace_back("nodad");
+      run(add);
+    }
+    run({"ip", "-n", name_, "link", "set", interface, "up"});
+    run({"ip", "-n", name_, "link", "set", "lo", "up"});
+  } catch (...) {
+    remove();
+    throw;
+  }
+}
+
+PeerNamespace::~PeerNamespace() { remove(); }
+
+bool PeerNamespace::enter(const std::string& path) noexcept {
+  const int ns = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const bool entered = ns >= 0 && ::setns(ns, CLONE_NEWNET) == 0;
+  if (ns >= 0) ::close(ns);
+  return entered;
+}
+
+void PeerNamespace::remove() noexcept {
+  try {
+    run({"ip", "netns", "del", name_});
+  } catch (...) {
+  }
+}
+
 std::string unique_prefix() {
   static std::atomic<unsigned> counter{0};
   // Built with snprintf: g++ 12 at -O3 warns (-Wrestrict, a known false positive) on the

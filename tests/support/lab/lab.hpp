@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace afxdp::lab {
@@ -42,6 +44,35 @@ class VethPair {
 
 // A name prefix unique to this process and call: "x<pid>n<counter>" (fits IFNAMSIZ with a suffix).
 std::string unique_prefix();
+
+// A peer host that uses kernel sockets only: a network namespace of its own named `name`, holding
+// `interface` (the far end of a veth pair, moved there), up, with `addresses` ("10.0.0.2/24",
+// "2001:db8::2/64"; IPv6 ones without duplicate address detection) and lo up. The destructor
+// deletes the namespace, and the interface with it.
+class PeerNamespace {
+ public:
+  PeerNamespace(std::string name, const std::string& interface,
+                const std::vector<std::string>& addresses);
+  PeerNamespace(const PeerNamespace&) = delete;
+  PeerNamespace& operator=(const PeerNamespace&) = delete;
+  ~PeerNamespace();
+
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+
+  // fn() on a thread of its own inside the namespace (sockets it makes stay there); fn does not
+  // run when the namespace cannot be entered.
+  template <class F>
+  [[nodiscard]] std::thread start(F fn) const {
+    return std::thread([path = "/run/netns/" + name_, fn = std::move(fn)]() mutable {
+      if (enter(path)) fn();
+    });
+  }
+
+ private:
+  static bool enter(const std::string& path) noexcept;
+  void remove() noexcept;
+  std::string name_;
+};
 
 }  // namespace afxdp::lab
 

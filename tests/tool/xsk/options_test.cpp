@@ -153,6 +153,14 @@ struct BadCase {
   const char* message;  // a part of the one-line error
 };
 
+TEST(XskOptions, UserAndGroupByNumberOrName) {
+  const XskOptions o = parse(Benchmark::rxdrop, {"-i", "x", "--user", "1234", "--group", "0"});
+  EXPECT_EQ(o.user, "1234");
+  EXPECT_EQ(o.group, "0");
+  EXPECT_NO_THROW(parse(Benchmark::rxdrop, {"-i", "x", "--user", "root"}));
+  EXPECT_NO_THROW(parse(Benchmark::rxdrop, {"-i", "x", "--drop-privileges"}));
+}
+
 TEST(XskOptions, BadInputIsRefusedNamingTheRule) {
   const std::vector<BadCase> cases = {
       {Benchmark::rxdrop, {}, "--interface is required"},
@@ -210,6 +218,16 @@ TEST(XskOptions, BadInputIsRefusedNamingTheRule) {
       {Benchmark::txpush, {"-i", "x", "-s", "4294967295"}, "larger than a frame"},
       {Benchmark::txpush, {"-i", "x", "--dst-port", "65536"}, "--dst-port"},
       {Benchmark::txpush, {"-i", "x", "-K", "4294967295"}, "VLAN priority"},
+      // An empty --user or --group read as "not given" ran as root with every capability
+      // (issue 41): whom to become is settled while parsing, before anything is opened.
+      {Benchmark::rxdrop, {"-i", "x", "--user", ""}, "--user: empty"},
+      {Benchmark::rxdrop, {"-i", "x", "--group", ""}, "--group: empty"},
+      {Benchmark::l2fwd, {"-i", "x", "--drop-privileges", "--user", ""}, "--user: empty"},
+      {Benchmark::txpush, {"-i", "x", "--user", "1234", "--group", ""}, "--group: empty"},
+      {Benchmark::rxdrop, {"-i", "x", "--user", "no such user"}, "--user: no user"},
+      {Benchmark::rxdrop, {"-i", "x", "--group", "no such group"}, "--group: no group"},
+      {Benchmark::rxdrop, {"-i", "x", "--user", "4294967295"}, "--user: 4294967295"},
+      {Benchmark::rxdrop, {"-i", "x", "--group", "4294967295"}, "--group: 4294967295"},
   };
   for (const BadCase& c : cases) {
     std::string joined;

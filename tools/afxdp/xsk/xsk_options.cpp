@@ -5,6 +5,7 @@
 #include "common/require.hpp"
 #include "common/steer.hpp"
 #include "subcommands.hpp"
+#include "xsk/privileges.hpp"
 #include "xsk/xsk_run.hpp"
 
 #include <algorithm>
@@ -31,6 +32,17 @@ CLI::Validator readable_file() {
         return "cannot open " + path + ": " + std::strerror(errno);
       },
       "", "READABLE_FILE");
+}
+
+// --user, --group: an empty value read as "not given" ran the whole run as root with every
+// capability (issue 41).
+CLI::Validator names_someone(const char* what) {
+  return CLI::Validator(
+      [what](std::string& value) -> std::string {
+        if (value.empty()) return std::string("empty: name a ") + what + " or a number";
+        return {};
+      },
+      "", "NAME");
 }
 
 // The command line's validators check the same: this is for options filled in by other means.
@@ -114,10 +126,12 @@ void add_run_options(CLI::App& app, XskOptions& o) {
   app.add_flag("--drop-privileges", o.drop_privileges,
                "once set up, drop every capability, become --user (root: nobody) and set "
                "no_new_privs (the data path needs no privilege)");
-  app.add_option("--user", o.user, "the user to run as after set-up (implies --drop-privileges)");
+  app.add_option("--user", o.user, "the user to run as after set-up (implies --drop-privileges)")
+      ->check(names_someone("user"));
   app.add_option("--group", o.group,
                  "the group to run as after set-up (implies --drop-privileges; default the "
-                 "user's)");
+                 "user's)")
+      ->check(names_someone("group"));
   app.add_flag("-F,--frags", o.frags,
                "multi-buffer (XDP_USE_SG, Linux 6.6+): packets larger than a frame, as chains");
 }
@@ -175,6 +189,9 @@ void finish_xsk_options(XskOptions& o) {
   o.cpus = o.cpu_text.empty() ? std::vector<std::uint32_t>{}
                               : parse_number_list(o.cpu_text, "--cpu", max_cpu);
   o.steer = parse_steer(o.steer_texts);
+  // Whom to become is settled now, before anything is opened: a user or group that does not
+  // exist is a command line refused, not a failure after set-up.
+  if (drops_privileges(o)) (void)resolve_run_as(o.user, o.group);
 
   require(o.native + o.skb <= 1, "-N and -S: choose one XDP mode");
   require(o.zero_copy + o.copy <= 1, "-z and -c: choose one of zero-copy and copy");

@@ -88,6 +88,11 @@ struct XskOptions {
 // Adds the options of `benchmark` to `app`, bound to `options`, each with its default in --help.
 void add_xsk_options(CLI::App& app, XskOptions& options, Benchmark benchmark);
 
+// --drop-privileges, --user or --group: the run gives up its privileges once set up.
+inline bool drops_privileges(const XskOptions& o) {
+  return o.drop_privileges || !o.user.empty() || !o.group.empty();
+}
+
 // Converts the texts and checks every rule that needs no kernel. Throws std::invalid_argument
 // naming the option and the rule.
 void finish_xsk_options(XskOptions& options);

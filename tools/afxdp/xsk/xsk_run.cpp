@@ -203,7 +203,7 @@ struct BenchmarkRun::State {
 
   static Port open(const XskOptions& o) {
     check_system(o);
-    const bool drop = o.drop_privileges || !o.user.empty() || !o.group.empty();
+    const bool drop = drops_privileges(o);
     const RunAs run_as = drop ? resolve_run_as(o.user, o.group) : RunAs{};
     interface_index(o.interface);  // "interface X does not exist" before any other refusal
     Port port = open_port(o);
