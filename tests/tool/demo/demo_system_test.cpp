@@ -43,14 +43,16 @@ int run_and_check_cells(const std::vector<std::string>& args, bool offered,
     EXPECT_NE(line.find("\"measured\":true"), std::string::npos) << line;
     EXPECT_GT(mpps, 0.0) << line;
     // Every cell names the engine that fed it: one for the whole run, the one gen chose.
-    const auto engine = line.find("\"engine\":\"");
-    if (engine == std::string::npos) {
+    const auto at = line.find("\"engine\":\"");
+    if (at == std::string::npos) {
       ADD_FAILURE() << "no engine: " << line;
       continue;
     }
-    const std::string name = line.substr(engine + 10, line.find('"', engine + 10) - engine - 10);
+    const std::string name = line.substr(at + 10, line.find('"', at + 10) - at - 10);
     EXPECT_TRUE(name == "live" || name == "xsk") << line;
-    if (!engine.empty()) EXPECT_EQ(name, engine) << line;
+    if (!engine.empty()) {
+      EXPECT_EQ(name, engine) << line;
+    }
     if (engines.empty()) engines = name;
     EXPECT_EQ(name, engines) << "one engine for every cell";
     if (offered) {

@@ -63,8 +63,8 @@ class GenEngine : public testing::TestWithParam<const char*> {
 };
 
 INSTANTIATE_TEST_SUITE_P(Engines, GenEngine, testing::Values("xsk", "live"),
-                         [](const testing::TestParamInfo<const char*>& info) {
-                           return std::string(info.param);
+                         [](const testing::TestParamInfo<const char*>& engine) {
+                           return std::string(engine.param);
                          });
 
 TEST_P(GenEngine, PeerReceivesExactlyTheCount) {

@@ -89,6 +89,8 @@ void XskSource::send(std::uint64_t n, const Pace& pace) {
     for (Frame& f : frames) f.resize(s.length);
     const std::uint32_t sent = frames.send();
     done += sent;
+    // Paced: out now (the Queue would kick only once a few batches are on the ring).
+    if (pace.rate > 0) s.q.flush();
     // The ring or the pool is full: kick, collect completions, give the CPU away briefly.
     if (sent < want) s.q.wait(std::chrono::nanoseconds::zero());
   }
