@@ -1,3 +1,4 @@
+#include <afxdp/detail/shape_tags.hpp>
 #include <afxdp/error.hpp>
 #include <afxdp/net/headers.hpp>
 #include <afxdp/steering.hpp>
@@ -27,6 +28,9 @@ using KeyBytes = std::array<std::uint8_t, sizeof(afxdp_steer_key)>;
 // A narrow key is the first bytes of a wide one (the tag, then the tuple's head).
 static_assert(offsetof(afxdp_steer_key, tuple) == offsetof(afxdp_steer_narrow_key, head));
 static_assert(offsetof(afxdp_steer_tuple, src) == AFXDP_STEER_NARROW_SIZE);
+static_assert(detail::ShapeTags::slots == AFXDP_STEER_SHAPES);
+static_assert(detail::ShapeTags::wide_bit == AFXDP_STEER_WIDE);
+static_assert(detail::ShapeTags::slots - 1 == AFXDP_STEER_SHAPE_BITS);
 
 // The most (mask, value) entries one rule may expand into: port ranges become prefix-aligned
 // blocks, either-direction ports and nets two alternatives each.
@@ -252,7 +256,7 @@ struct Steering::State {
   std::vector<Rule> rules;
   std::array<bool, AFXDP_STEER_RULES> slot_used{};
   std::array<bool, AFXDP_STEER_SHAPES> shape_used{};
-  std::uint32_t generation = 0;
+  detail::ShapeTags tags;
   RuleId next_id = 1;
   bool active = false;
 
@@ -429,9 +433,7 @@ void Steering::State::insert(Rule& rule, const std::vector<Entry>& entries) {
       shape_used.at(s) = true;
       const bool addresses = std::any_of(mask.begin() + AFXDP_STEER_NARROW_SIZE, mask.end(),
                                          [](std::uint8_t b) { return b != 0; });
-      shape = {.slot = s,
-               .tag = (++generation << 6) | (addresses ? AFXDP_STEER_WIDE : 0U) | s,
-               .rules = 0};
+      shape = {.slot = s, .tag = tags.next(s, addresses), .rules = 0};
       fresh.emplace_back(&shape, mask);
     }
     if (rule.shapes.empty() ||
