@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <system_error>
 
@@ -258,11 +259,14 @@ struct Steering::State {
   std::array<bool, AFXDP_STEER_SHAPES> shape_used{};
   detail::ShapeTags tags;
   RuleId next_id = 1;
-  bool active = false;
+  std::atomic<bool> active = false;
+  // Every call takes it (add and remove on one thread, hits() on another crashed: issue 41).
+  mutable std::mutex mutex;
 
   void write_entry(const KeyBytes& key, std::uint32_t slot) const;
   void erase_entry(const KeyBytes& key) const;
   void zero_hits(std::uint32_t slot) const;
+  [[nodiscard]] std::uint64_t hits(std::uint32_t slot) const;
   void publish(const Shape& shape, const TupleBytes& mask) const;
   void withdraw(const Shape& shape) const;
   void publish_all() const;
@@ -505,6 +509,7 @@ void Steering::attach(XskProgram& program) {
     throw std::invalid_argument("steering: rules need the embedded redirect program");
   }
   State& s = *state_;
+  const std::lock_guard lock(s.mutex);
   // The new program gets everything so far, alone: counters, entries, then shapes and `on`.
   std::vector<detail::SteerTables*> others = std::move(s.programs);
   s.programs = {tables};
@@ -536,6 +541,7 @@ namespace {
 
 RuleId Steering::add(const Match& match) {
   State& s = *state_;
+  const std::lock_guard lock(s.mutex);
   if (s.programs.empty()) {
     throw std::logic_error(
         "steering: no embedded redirect program (receive off, an own program, or a loopback)");
@@ -585,6 +591,7 @@ RuleId Steering::add(const Match& match) {
 
 void Steering::remove(RuleId id) {
   State& s = *state_;
+  const std::lock_guard lock(s.mutex);
   auto it = std::find_if(s.rules.begin(), s.rules.end(),
                          [id](const State::Rule& r) { return r.id == id; });
   if (it == s.rules.end()) {
@@ -594,18 +601,12 @@ void Steering::remove(RuleId id) {
   s.rules.erase(it);
 }
 
-std::uint64_t Steering::hits(RuleId id) const {
-  const State& s = *state_;
-  auto it = std::find_if(s.rules.begin(), s.rules.end(),
-                         [id](const State::Rule& r) { return r.id == id; });
-  if (it == s.rules.end()) {
-    throw std::out_of_range("steering: no rule " + std::to_string(id));
-  }
+std::uint64_t Steering::State::hits(std::uint32_t slot) const {
   const int cpus = libbpf_num_possible_cpus();
   std::vector<std::uint64_t> values(cpus > 0 ? static_cast<std::size_t>(cpus) : 1, 0);
   std::uint64_t sum = 0;
-  for (const detail::SteerTables* p : s.programs) {
-    if (bpf_map_lookup_elem(p->hits, &it->slot, values.data()) != 0) {
+  for (const detail::SteerTables* p : programs) {
+    if (bpf_map_lookup_elem(p->hits, &slot, values.data()) != 0) {
       throw_errno(errno, "steering: bpf_map_lookup_elem on steer_hits");
     }
     for (const std::uint64_t v : values) sum += v;
@@ -613,9 +614,22 @@ std::uint64_t Steering::hits(RuleId id) const {
   return sum;
 }
 
+std::uint64_t Steering::hits(RuleId id) const {
+  const State& s = *state_;
+  const std::lock_guard lock(s.mutex);
+  auto it = std::find_if(s.rules.begin(), s.rules.end(),
+                         [id](const State::Rule& r) { return r.id == id; });
+  if (it == s.rules.end()) {
+    throw std::out_of_range("steering: no rule " + std::to_string(id));
+  }
+  return s.hits(it->slot);
+}
+
 std::vector<SteeringRule> Steering::list() const {
+  const State& s = *state_;
+  const std::lock_guard lock(s.mutex);
   std::vector<SteeringRule> out;
-  for (const State::Rule& r : state_->rules) out.push_back({r.id, r.match, hits(r.id)});
+  for (const State::Rule& r : s.rules) out.push_back({r.id, r.match, s.hits(r.slot)});
   return out;
 }
 

@@ -10,11 +10,15 @@
 #include "test_frames.hpp"
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <bpf/bpf.h>
 #include <cerrno>
 #include <linux/bpf.h>
 #include <optional>
+#include <string>
 #include <system_error>
+#include <thread>
 
 namespace {
 
@@ -397,6 +401,42 @@ TEST_P(SteerProgram, ShapeFilterFollowsEntries) {
   add("vlan 5 and udp dst port 7777");                     // tagged: a shape, not the table
   EXPECT_EQ(run(FrameSpec{.tags = {5}, .dport = 7777}), matched);
   EXPECT_EQ(run(FrameSpec{.dport = 7777}), passed);
+}
+
+// Steering from two threads (issue 41 item 4): add and remove on one, hits() and list() on the
+// other, crashed within a second. For a bounded time, both at full speed.
+TEST_P(SteerProgram, TwoThreadsAddRemoveAndRead) {
+  const afxdp::RuleId stays = add("udp dst port 7777");
+  std::atomic<bool> stop = false;
+  std::atomic<afxdp::RuleId> latest = 0;
+  std::thread reader([&] {
+    while (!stop.load()) {
+      (void)steering_.hits(stays);
+      (void)steering_.list();
+      try {
+        (void)steering_.hits(latest.load());
+      } catch (const std::out_of_range&) {  // removed meanwhile
+      }
+    }
+  });
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(600);
+  unsigned rounds = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    const auto port = static_cast<std::uint16_t>(1000 + rounds % 50);
+    const afxdp::RuleId a = steering_.add(
+        Match::parse("tcp src port " + std::to_string(port) + " or dst net 10.0.0.0/8"));
+    const afxdp::RuleId b = steering_.add(Match::parse("udp dst portrange 2000-2003"));
+    latest = a;
+    steering_.remove(a);
+    steering_.remove(b);
+    ++rounds;
+  }
+  stop = true;
+  reader.join();
+  EXPECT_GT(rounds, 0U);
+  EXPECT_EQ(steering_.list().size(), 1U);
+  EXPECT_EQ(run(FrameSpec{.dport = 7777}), matched);
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .sport = 1000, .dport = 1}), passed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, SteerProgram, testing::Values(false, true),
