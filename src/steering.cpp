@@ -136,6 +136,12 @@ Entry base_entry(const MatchTerm& t) {
     e.mask.proto = 0xff;
     e.value.proto = *t.protocol;
   }
+  // The protocol and the addresses are an IP header's: a frame without one has neither (its
+  // proto 0 is no protocol, issue 41).
+  if (t.protocol || t.src_net || t.dst_net) {
+    e.mask.flags |= AFXDP_STEER_IP;
+    e.value.flags |= AFXDP_STEER_IP;
+  }
   if (t.src_net) set_prefix(e.mask.src, e.value.src, *t.src_net);
   if (t.dst_net) set_prefix(e.mask.dst, e.value.dst, *t.dst_net);
   return e;
@@ -144,8 +150,8 @@ Entry base_entry(const MatchTerm& t) {
 void add_ports(std::vector<Entry>& out, Entry e, const std::optional<PortRange>& src,
                const std::optional<PortRange>& dst) {
   if (src || dst) {
-    e.mask.flags |= AFXDP_STEER_PORTS;
-    e.value.flags |= AFXDP_STEER_PORTS;
+    e.mask.flags |= AFXDP_STEER_PORTS | AFXDP_STEER_IP;
+    e.value.flags |= AFXDP_STEER_PORTS | AFXDP_STEER_IP;
   }
   const auto any = std::vector<std::pair<std::uint16_t, std::uint16_t>>{{0, 0}};
   for (const auto& [sv, sm] : src ? port_blocks(*src) : any) {
