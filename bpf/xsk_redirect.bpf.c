@@ -107,9 +107,11 @@ static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
   t->flags |= AFXDP_STEER_IP;
   __u8 next = ip[6];
   off += 40;
+  // AH ends the walk, as in net::parse: the protocol is AH's, no ports (a port rule leaves the
+  // frame to the kernel rather than hand a handler a frame in which it finds no UDP or TCP).
   for (int i = 0; i < MAX_EXT_HEADERS; i++) {
     if (next != IPPROTO_HOPOPTS && next != IPPROTO_ROUTING && next != IPPROTO_DSTOPTS &&
-        next != IPPROTO_FRAGMENT && next != IPPROTO_AH)
+        next != IPPROTO_FRAGMENT)
       break;
     __u8 *ext = at(data, end, off, 8);
     if (!ext) {
@@ -125,11 +127,7 @@ static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
       t->proto = next;
       return;
     }
-    if (this == IPPROTO_AH) {
-      off += (ext[1] + 2U) * 4U;
-    } else {
-      off += (ext[1] + 1U) * 8U;
-    }
+    off += (ext[1] + 1U) * 8U;
   }
   t->proto = next;
   read_ports(data, end, off, t);
@@ -237,7 +235,7 @@ static __noinline long match_shapes(struct xdp_md *ctx, struct afxdp_steer_tuple
 
 static __always_inline int is_ipv6_extension(__u8 next) {
   return next == IPPROTO_HOPOPTS || next == IPPROTO_ROUTING || next == IPPROTO_DSTOPTS ||
-         next == IPPROTO_FRAGMENT || next == IPPROTO_AH;
+         next == IPPROTO_FRAGMENT;
 }
 
 // match() for tagged frames and IPv6 with extension headers: the whole parse, in a function

@@ -458,6 +458,30 @@ TEST_P(SteerProgram, AnIpHeaderOfTheWrongVersionIsNoIpHeader) {
   }
 }
 
+// IPv6 AH (issue 41 item 7): the program skipped it and found the ports behind it, net::parse
+// stops at it, so `udp dst port N` gave a handler a frame without h.udp. Both stop at AH now: the
+// protocol is AH's (51), no ports.
+TEST_P(SteerProgram, AhEndsTheHeaderWalkAsInNetParse) {
+  add("udp dst port 7777");
+  add("ip6 proto 17 and src port 1000");
+  const FrameSpec ah{
+      .ethertype = 0x86dd, .src = "2001:db8::1", .dst = "2001:db8::2", .dport = 7777, .ext = {51}};
+  EXPECT_EQ(run(ah), passed);
+  FrameSpec deeper = ah;
+  deeper.ext = {0, 51};
+  EXPECT_EQ(run(deeper), passed);
+  for (const FrameSpec& f : {ah, deeper}) {
+    std::vector<std::uint8_t> bytes;
+    const afxdp::net::Headers h = headers_of(f, std::move(bytes));
+    EXPECT_TRUE(bool(h.ipv6));
+    EXPECT_FALSE(bool(h.udp));
+    EXPECT_EQ(h.ip_protocol, 51);
+  }
+  add("ip6 proto 51");
+  EXPECT_EQ(run(ah), matched);
+  EXPECT_EQ(run(deeper), matched);
+}
+
 // Steering from two threads (issue 41 item 4): add and remove on one, hits() and list() on the
 // other, crashed within a second. For a bounded time, both at full speed.
 TEST_P(SteerProgram, TwoThreadsAddRemoveAndRead) {

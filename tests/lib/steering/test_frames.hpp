@@ -18,7 +18,7 @@ struct FrameSpec {
   std::uint8_t proto = 17;
   std::uint16_t sport = 1000;
   std::uint16_t dport = 7777;
-  std::vector<std::uint8_t> ext{};  // IPv6 extension headers in front of proto (0, 43, 44, 60)
+  std::vector<std::uint8_t> ext{};  // IPv6 extension headers in front of proto (0, 43, 44, 51, 60)
   std::uint16_t fragment = 0;       // fragment offset in 8-byte units (IPv4 and the IPv6 one)
   bool more_fragments = false;      // the MF / M flag (IPv4; IPv6's fragment header)
   std::size_t payload = 18;
