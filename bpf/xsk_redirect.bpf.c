@@ -89,9 +89,10 @@ static __always_inline void read_ports(void *data, void *end, __u32 off,
 static __always_inline void parse_ipv4(void *data, void *end, __u32 off,
                                        struct afxdp_steer_tuple *t) {
   __u8 *ip = at(data, end, off, 20);
-  if (!ip) return;
+  if (!ip || (ip[0] >> 4) != 4) return;  // as net::parse: another version is no IPv4 header
   __u32 ihl = (ip[0] & 0x0f) * 4U;
   if (ihl < 20) return;
+  t->flags |= AFXDP_STEER_IP;
   t->proto = ip[9];
   // A fragment (more to come, or an offset): no ports, even in the first one, which has them,
   // so that a port rule takes none of a datagram's fragments and the kernel gets them all.
@@ -102,12 +103,15 @@ static __always_inline void parse_ipv4(void *data, void *end, __u32 off,
 static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
                                        struct afxdp_steer_tuple *t) {
   __u8 *ip = at(data, end, off, 40);
-  if (!ip) return;
+  if (!ip || (ip[0] >> 4) != 6) return;  // as net::parse: another version is no IPv6 header
+  t->flags |= AFXDP_STEER_IP;
   __u8 next = ip[6];
   off += 40;
+  // AH ends the walk, as in net::parse: the protocol is AH's, no ports (a port rule leaves the
+  // frame to the kernel rather than hand a handler a frame in which it finds no UDP or TCP).
   for (int i = 0; i < MAX_EXT_HEADERS; i++) {
     if (next != IPPROTO_HOPOPTS && next != IPPROTO_ROUTING && next != IPPROTO_DSTOPTS &&
-        next != IPPROTO_FRAGMENT && next != IPPROTO_AH)
+        next != IPPROTO_FRAGMENT)
       break;
     __u8 *ext = at(data, end, off, 8);
     if (!ext) {
@@ -123,11 +127,7 @@ static __always_inline void parse_ipv6(void *data, void *end, __u32 off,
       t->proto = next;
       return;
     }
-    if (this == IPPROTO_AH) {
-      off += (ext[1] + 2U) * 4U;
-    } else {
-      off += (ext[1] + 1U) * 8U;
-    }
+    off += (ext[1] + 1U) * 8U;
   }
   t->proto = next;
   read_ports(data, end, off, t);
@@ -170,6 +170,7 @@ static __always_inline void read_addresses(struct xdp_md *ctx, __u32 off,
   void *data = (void *)(long)ctx->data;
   void *end = (void *)(long)ctx->data_end;
   __builtin_memset(t->src, 0, sizeof(t->src) + sizeof(t->dst));
+  if (!(t->flags & AFXDP_STEER_IP)) return;  // no IP header of its version: no addresses
   if (t->ethertype == bpf_htons(ETH_P_IP)) {
     __u8 *ip = at(data, end, off, 20);
     if (!ip || (ip[0] & 0x0f) < 5) return;  // as parse_ipv4: no header, no addresses
@@ -185,7 +186,7 @@ static __always_inline void read_addresses(struct xdp_md *ctx, __u32 off,
 
 // The fast path: slot + 1 of the port rule that takes the frame, or 0.
 static __always_inline __u32 port_rule(__be16 ethertype, __u8 proto, __u8 flags, __be16 dport) {
-  if (flags != AFXDP_STEER_PORTS) return 0;  // tagged, or no ports (then not IP either)
+  if (flags != (AFXDP_STEER_PORTS | AFXDP_STEER_IP)) return 0;           // tagged, or no ports
   __u32 cell = proto == IPPROTO_UDP ? 0 : proto == IPPROTO_TCP ? 2 : 4;  // or SCTP
   if (ethertype == bpf_htons(ETH_P_IPV6)) cell += 1;
   __u32 i = (cell << 16) | bpf_ntohs(dport);
@@ -196,7 +197,7 @@ static __always_inline __u32 port_rule(__be16 ethertype, __u8 proto, __u8 flags,
 // The shapes the frame's fixed fields do not rule out.
 static __always_inline __u32 candidates(__be16 ethertype, __u8 proto, __u8 flags) {
   __u32 e = ethertype;
-  return READ_ONCE_U32(steer_filter.by_flags[flags & 7]) &
+  return READ_ONCE_U32(steer_filter.by_flags[flags & (AFXDP_STEER_FLAGS - 1)]) &
          READ_ONCE_U32(steer_filter.by_proto[proto]) &
          READ_ONCE_U32(steer_filter.by_ethertype[AFXDP_STEER_ETHER_FOLD(e)]);
 }
@@ -234,7 +235,7 @@ static __noinline long match_shapes(struct xdp_md *ctx, struct afxdp_steer_tuple
 
 static __always_inline int is_ipv6_extension(__u8 next) {
   return next == IPPROTO_HOPOPTS || next == IPPROTO_ROUTING || next == IPPROTO_DSTOPTS ||
-         next == IPPROTO_FRAGMENT || next == IPPROTO_AH;
+         next == IPPROTO_FRAGMENT;
 }
 
 // match() for tagged frames and IPv6 with extension headers: the whole parse, in a function
@@ -264,10 +265,12 @@ static __always_inline long match(struct xdp_md *ctx) {
   __be16 *ports = 0;
   if (ethertype == bpf_htons(ETH_P_IP)) {
     if (ip[0] != 0x45) return match_parsed(ctx);  // options (or not version 4)
+    flags = AFXDP_STEER_IP;
     proto = ip[9];
     if (!(*(__be16 *)(ip + 6) & bpf_htons(IP_FRAGMENT_BITS))) ports = (__be16 *)(ip + 20);
   } else if (ethertype == bpf_htons(ETH_P_IPV6)) {
-    if ((void *)(ip + 40 + 4) > end) return match_parsed(ctx);
+    if ((void *)(ip + 40 + 4) > end || (ip[0] >> 4) != 6) return match_parsed(ctx);
+    flags = AFXDP_STEER_IP;
     proto = ip[6];
     ports = (__be16 *)(ip + 40);
   } else if (ethertype == bpf_htons(ETH_P_8021Q) || ethertype == bpf_htons(ETH_P_8021AD)) {
@@ -290,7 +293,7 @@ static __always_inline long match(struct xdp_md *ctx) {
       goto no_ports;
     sport = ports[0];
     dport = ports[1];
-    flags = AFXDP_STEER_PORTS;
+    flags |= AFXDP_STEER_PORTS;
     __u32 fast = READ_ONCE_U16(row[bpf_ntohs(dport) & 0xffff]);
     if (fast) return fast - 1;
   }

@@ -13,7 +13,7 @@ struct afxdp_steer_tuple {
   __u16 sport;      /* TCP, UDP, SCTP; 0 when absent (see AFXDP_STEER_PORTS) */
   __u16 dport;
   __u8 proto; /* IPv4 protocol or IPv6's last next header (a fragment's: its fragment header's); 0
-                 for other ethertypes */
+                 without AFXDP_STEER_IP */
   __u8 flags; /* AFXDP_STEER_* */
   /* The addresses last: a shape that masks none of them is looked up on the 12 bytes above
    * (AFXDP_STEER_NARROW_SIZE) in a map of its own, hashing a third of the bytes. */
@@ -26,6 +26,11 @@ struct afxdp_steer_tuple {
 #define AFXDP_STEER_PORTS 0x1U /* sport and dport were read (no fragment, in the linear part) */
 #define AFXDP_STEER_TAG1 0x2U  /* one VLAN tag */
 #define AFXDP_STEER_TAG2 0x4U  /* a second VLAN tag */
+/* An IP header of its EtherType's version (4 or 6) was read: proto and the addresses are its.
+ * Without it proto is 0 and means nothing, so a rule on the protocol or an address masks it: a
+ * non-IP frame (ARP, LLDP) or a 0x0800 frame whose version is not 4 never matches `proto 0`. */
+#define AFXDP_STEER_IP 0x8U
+#define AFXDP_STEER_FLAGS 16U /* the flag values */
 
 struct afxdp_steer_key {
   __u32 tag; /* the shape's tag: (generation << 6) | AFXDP_STEER_WIDE? | shape slot, never 0 */
@@ -62,7 +67,7 @@ struct afxdp_steer_shapes {
  * entries in the maps. */
 #define AFXDP_STEER_ETHER_FOLD(e) ((((e) >> 8) ^ (e)) & 0xffU) /* e as on the wire */
 struct afxdp_steer_filter {
-  __u32 by_flags[8]; /* AFXDP_STEER_PORTS | TAG1 | TAG2 */
+  __u32 by_flags[AFXDP_STEER_FLAGS]; /* AFXDP_STEER_PORTS | TAG1 | TAG2 | IP */
   __u32 by_ethertype[256];
   __u32 by_proto[256];
 };

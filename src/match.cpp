@@ -348,12 +348,97 @@ std::string term_text(const MatchTerm& t) {
   return text;
 }
 
+// What the parser guarantees of a term, for terms built by hand (issue 41: a reversed range, a
+// prefix longer than its family, a VLAN id past 4095 were taken as they came). Throws
+// std::invalid_argument naming the alternative, the field and the rule.
+class TermCheck {
+ public:
+  TermCheck(const MatchTerm& t, std::size_t index, std::size_t count)
+      : t_(t),
+        where_("match: alternative " + std::to_string(index + 1) + " of " + std::to_string(count) +
+               ": ") {}
+
+  void run() const {
+    if (t_.vlan_tags > 2) fail("vlan_tags", std::to_string(t_.vlan_tags) + ": at most 2");
+    for (std::size_t i = 0; i < 2; ++i) {
+      const auto& id = t_.vlan_ids.at(i);
+      if (!id) continue;
+      const std::string field = i == 0 ? "vlan_ids[0]" : "vlan_ids[1]";
+      if (i >= t_.vlan_tags) fail(field, "an id for a tag beyond vlan_tags");
+      if (*id > 4095) fail(field, std::to_string(*id) + ": out of range 0-4095");
+    }
+    if (t_.ethertype) {
+      const std::uint16_t e = *t_.ethertype;
+      if (e < 0x0600) fail("ethertype", ethertype_name(e) + ": not an EtherType (below 0x0600)");
+      if (e == 0x8100 || e == 0x88a8) {
+        fail("ethertype", ethertype_name(e) + ": VLAN tags are matched with vlan_tags");
+      }
+      if (!is_ip(e) && t_.protocol) fail("protocol", "with " + ethertype_name(e) + " (not IP)");
+    }
+    port("src_port", t_.src_port);
+    port("dst_port", t_.dst_port);
+    port("port", t_.port);
+    if (t_.port && (t_.src_port || t_.dst_port)) {
+      fail("port", "either-direction port cannot be combined with src_port or dst_port");
+    }
+    prefix("src_net", t_.src_net);
+    prefix("dst_net", t_.dst_net);
+    prefix("net", t_.net);
+    if (t_.net && (t_.src_net || t_.dst_net)) {
+      fail("net", "either-direction net cannot be combined with src_net or dst_net");
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& field, const std::string& why) const {
+    throw std::invalid_argument(where_ + field + ": " + why);
+  }
+
+  void port(const char* field, const std::optional<PortRange>& r) const {
+    if (!r) return;
+    const std::string range = std::to_string(r->first) + "-" + std::to_string(r->last);
+    if (r->first > r->last) fail(field, range + ": the range is empty (first > last)");
+    if (t_.ethertype && !is_ip(*t_.ethertype)) {
+      fail(field, "with " + ethertype_name(*t_.ethertype) + " (not IP)");
+    }
+    if (t_.protocol && !carries_ports(*t_.protocol)) {
+      fail(field, "with protocol " + std::to_string(*t_.protocol) + " (no ports)");
+    }
+  }
+
+  // The family is the EtherType's, as parse sets it; host bits (and a v4 prefix's last 12
+  // bytes) zero.
+  void prefix(const char* field, const std::optional<IpPrefix>& p) const {
+    if (!p) return;
+    const std::uint32_t bits = p->v6 ? 128 : 32;
+    if (p->length > bits) {
+      fail(field, "length " + std::to_string(p->length) + " beyond " + std::to_string(bits));
+    }
+    for (std::uint32_t bit = p->length; bit < 128; ++bit) {
+      if ((p->address.at(bit / 8) & (0x80U >> (bit % 8))) != 0) {
+        fail(field, "address bits set beyond the prefix length");
+      }
+    }
+    const std::uint16_t family = p->v6 ? ether_ip6 : ether_ip;
+    if (t_.ethertype != family) {
+      fail(field, std::string(p->v6 ? "an IPv6" : "an IPv4") + " prefix needs ethertype " +
+                      ethertype_name(family));
+    }
+  }
+
+  const MatchTerm& t_;
+  std::string where_;
+};
+
 }  // namespace
 
 Match::Match() : alternatives_{MatchTerm{}} {}
 
 Match::Match(std::vector<MatchTerm> alternatives) : alternatives_(std::move(alternatives)) {
   if (alternatives_.empty()) throw std::invalid_argument("match: no alternative");
+  for (std::size_t i = 0; i < alternatives_.size(); ++i) {
+    TermCheck(alternatives_[i], i, alternatives_.size()).run();
+  }
 }
 
 Match Match::parse(std::string_view expression) { return Match(Parser(expression).expression()); }

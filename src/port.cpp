@@ -270,6 +270,12 @@ void validate(const PortConfig& c) {
   } catch (const ConfigError& e) {
     throw ConfigError(port_field(e.field(), c), e.rule());
   }
+  // The embedded program's fallback: an own program has its own policy and never saw this.
+  if (c.program.object != nullptr && c.unbound_queues != PortConfig{}.unbound_queues) {
+    throw ConfigError(
+        "unbound_queues",
+        "the embedded redirect program's fallback: an own program decides for itself");
+  }
   if (!c.steer.empty() && (c.program.object != nullptr || !c.receive)) {
     throw ConfigError("steer", "needs the embedded redirect program (receive on, no own program)");
   }

@@ -1,3 +1,4 @@
+#include <afxdp/detail/shape_tags.hpp>
 #include <afxdp/error.hpp>
 #include <afxdp/net/headers.hpp>
 #include <afxdp/steering.hpp>
@@ -15,6 +16,7 @@
 #include <cstddef>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <system_error>
 
@@ -27,6 +29,9 @@ using KeyBytes = std::array<std::uint8_t, sizeof(afxdp_steer_key)>;
 // A narrow key is the first bytes of a wide one (the tag, then the tuple's head).
 static_assert(offsetof(afxdp_steer_key, tuple) == offsetof(afxdp_steer_narrow_key, head));
 static_assert(offsetof(afxdp_steer_tuple, src) == AFXDP_STEER_NARROW_SIZE);
+static_assert(detail::ShapeTags::slots == AFXDP_STEER_SHAPES);
+static_assert(detail::ShapeTags::wide_bit == AFXDP_STEER_WIDE);
+static_assert(detail::ShapeTags::slots - 1 == AFXDP_STEER_SHAPE_BITS);
 
 // The most (mask, value) entries one rule may expand into: port ranges become prefix-aligned
 // blocks, either-direction ports and nets two alternatives each.
@@ -131,6 +136,12 @@ Entry base_entry(const MatchTerm& t) {
     e.mask.proto = 0xff;
     e.value.proto = *t.protocol;
   }
+  // The protocol and the addresses are an IP header's: a frame without one has neither (its
+  // proto 0 is no protocol, issue 41).
+  if (t.protocol || t.src_net || t.dst_net) {
+    e.mask.flags |= AFXDP_STEER_IP;
+    e.value.flags |= AFXDP_STEER_IP;
+  }
   if (t.src_net) set_prefix(e.mask.src, e.value.src, *t.src_net);
   if (t.dst_net) set_prefix(e.mask.dst, e.value.dst, *t.dst_net);
   return e;
@@ -139,8 +150,8 @@ Entry base_entry(const MatchTerm& t) {
 void add_ports(std::vector<Entry>& out, Entry e, const std::optional<PortRange>& src,
                const std::optional<PortRange>& dst) {
   if (src || dst) {
-    e.mask.flags |= AFXDP_STEER_PORTS;
-    e.value.flags |= AFXDP_STEER_PORTS;
+    e.mask.flags |= AFXDP_STEER_PORTS | AFXDP_STEER_IP;
+    e.value.flags |= AFXDP_STEER_PORTS | AFXDP_STEER_IP;
   }
   const auto any = std::vector<std::pair<std::uint16_t, std::uint16_t>>{{0, 0}};
   for (const auto& [sv, sm] : src ? port_blocks(*src) : any) {
@@ -252,13 +263,16 @@ struct Steering::State {
   std::vector<Rule> rules;
   std::array<bool, AFXDP_STEER_RULES> slot_used{};
   std::array<bool, AFXDP_STEER_SHAPES> shape_used{};
-  std::uint32_t generation = 0;
+  detail::ShapeTags tags;
   RuleId next_id = 1;
-  bool active = false;
+  std::atomic<bool> active = false;
+  // Every call takes it (add and remove on one thread, hits() on another crashed: issue 41).
+  mutable std::mutex mutex;
 
   void write_entry(const KeyBytes& key, std::uint32_t slot) const;
   void erase_entry(const KeyBytes& key) const;
   void zero_hits(std::uint32_t slot) const;
+  [[nodiscard]] std::uint64_t hits(std::uint32_t slot) const;
   void publish(const Shape& shape, const TupleBytes& mask) const;
   void withdraw(const Shape& shape) const;
   void publish_all() const;
@@ -429,9 +443,7 @@ void Steering::State::insert(Rule& rule, const std::vector<Entry>& entries) {
       shape_used.at(s) = true;
       const bool addresses = std::any_of(mask.begin() + AFXDP_STEER_NARROW_SIZE, mask.end(),
                                          [](std::uint8_t b) { return b != 0; });
-      shape = {.slot = s,
-               .tag = (++generation << 6) | (addresses ? AFXDP_STEER_WIDE : 0U) | s,
-               .rules = 0};
+      shape = {.slot = s, .tag = tags.next(s, addresses), .rules = 0};
       fresh.emplace_back(&shape, mask);
     }
     if (rule.shapes.empty() ||
@@ -503,6 +515,7 @@ void Steering::attach(XskProgram& program) {
     throw std::invalid_argument("steering: rules need the embedded redirect program");
   }
   State& s = *state_;
+  const std::lock_guard lock(s.mutex);
   // The new program gets everything so far, alone: counters, entries, then shapes and `on`.
   std::vector<detail::SteerTables*> others = std::move(s.programs);
   s.programs = {tables};
@@ -534,6 +547,7 @@ namespace {
 
 RuleId Steering::add(const Match& match) {
   State& s = *state_;
+  const std::lock_guard lock(s.mutex);
   if (s.programs.empty()) {
     throw std::logic_error(
         "steering: no embedded redirect program (receive off, an own program, or a loopback)");
@@ -583,6 +597,7 @@ RuleId Steering::add(const Match& match) {
 
 void Steering::remove(RuleId id) {
   State& s = *state_;
+  const std::lock_guard lock(s.mutex);
   auto it = std::find_if(s.rules.begin(), s.rules.end(),
                          [id](const State::Rule& r) { return r.id == id; });
   if (it == s.rules.end()) {
@@ -592,18 +607,12 @@ void Steering::remove(RuleId id) {
   s.rules.erase(it);
 }
 
-std::uint64_t Steering::hits(RuleId id) const {
-  const State& s = *state_;
-  auto it = std::find_if(s.rules.begin(), s.rules.end(),
-                         [id](const State::Rule& r) { return r.id == id; });
-  if (it == s.rules.end()) {
-    throw std::out_of_range("steering: no rule " + std::to_string(id));
-  }
+std::uint64_t Steering::State::hits(std::uint32_t slot) const {
   const int cpus = libbpf_num_possible_cpus();
   std::vector<std::uint64_t> values(cpus > 0 ? static_cast<std::size_t>(cpus) : 1, 0);
   std::uint64_t sum = 0;
-  for (const detail::SteerTables* p : s.programs) {
-    if (bpf_map_lookup_elem(p->hits, &it->slot, values.data()) != 0) {
+  for (const detail::SteerTables* p : programs) {
+    if (bpf_map_lookup_elem(p->hits, &slot, values.data()) != 0) {
       throw_errno(errno, "steering: bpf_map_lookup_elem on steer_hits");
     }
     for (const std::uint64_t v : values) sum += v;
@@ -611,9 +620,22 @@ std::uint64_t Steering::hits(RuleId id) const {
   return sum;
 }
 
+std::uint64_t Steering::hits(RuleId id) const {
+  const State& s = *state_;
+  const std::lock_guard lock(s.mutex);
+  auto it = std::find_if(s.rules.begin(), s.rules.end(),
+                         [id](const State::Rule& r) { return r.id == id; });
+  if (it == s.rules.end()) {
+    throw std::out_of_range("steering: no rule " + std::to_string(id));
+  }
+  return s.hits(it->slot);
+}
+
 std::vector<SteeringRule> Steering::list() const {
+  const State& s = *state_;
+  const std::lock_guard lock(s.mutex);
   std::vector<SteeringRule> out;
-  for (const State::Rule& r : state_->rules) out.push_back({r.id, r.match, hits(r.id)});
+  for (const State::Rule& r : s.rules) out.push_back({r.id, r.match, s.hits(r.slot)});
   return out;
 }
 

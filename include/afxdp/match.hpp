@@ -50,6 +50,8 @@ class Match {
  public:
   // Every frame (one alternative that constrains nothing); also what parse("") gives.
   Match();
+  // Holds what parse guarantees: throws std::invalid_argument naming the alternative, the field
+  // and the rule for a term parse could not give (a reversed range, a /33, VLAN id 4096, ...).
   explicit Match(std::vector<MatchTerm> alternatives);
 
   // Throws std::invalid_argument naming the offending word and its 1-based character position:

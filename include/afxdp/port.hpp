@@ -49,7 +49,8 @@ struct PortConfig {
   // (a time slice on a busy CPU). 0: the adaptive window alone, which suits throughput. Up to
   // 1 s; Queue::spin_before_sleep changes it later.
   std::chrono::nanoseconds spin_before_sleep{0};
-  XdpAction unbound_queues = XdpAction::pass;  // the program's action where no socket is bound
+  XdpAction unbound_queues = XdpAction::pass;  // the embedded program's action where no socket is
+                                               // bound (own program: leave it)
   bool replace_program = false;                // take the place of a netlink-attached XDP program
   bool receive = true;            // rx rings and the redirect program; false: send only
   bool transmit = true;           // tx rings

@@ -9,7 +9,8 @@
 // and removed while traffic flows: a rule's entries are in place before it can match, and other
 // rules' frames are never affected. Limits and the update order: docs/api.md "Steering".
 //
-// Threading: control path; one thread at a time (hits() and list() included).
+// Threading: control path; any thread, calls are serialised by a lock (a frame never waits
+// for it). Moving a Steering while another thread uses it is not safe.
 #pragma once
 
 #include <afxdp/match.hpp>

@@ -2,6 +2,7 @@
 // for IP, the whole datagram its length field announces) is, and nothing lies outside the bytes
 // given. Each cut is copied to an allocation of exactly its size, so under ASan a read past it
 // fails the test.
+#include "../steering/test_frames.hpp"
 #include "sample_frames.hpp"
 
 #include <afxdp/net.hpp>
@@ -246,6 +247,23 @@ TEST(NetParse, MoreThanTwoTagsOrOtherEtherTypesGiveThePayloadAfterWhatWasFound) 
   EXPECT_EQ(h.payload.size(), 18U);
 
   EXPECT_FALSE(afxdp::net::parse({}).ethernet);  // no bytes at all
+}
+
+// IPv6 AH ends the walk (issue 41 item 7): the protocol is AH's and there is no UDP behind it.
+// The steering program reads the same frame alike (SteerProgram.AhEndsTheHeaderWalkAsInNetParse):
+// a port rule does not take it, `ip6 proto 51` does.
+TEST(Parse, Ipv6AhEndsTheHeaderWalkAsInTheSteeringProgram) {
+  for (const std::vector<std::uint8_t>& ext : {std::vector<std::uint8_t>{51}, {0, 51}}) {
+    std::vector<std::uint8_t> frame = afxdp::test::frame({.ethertype = 0x86dd,
+                                                          .src = "2001:db8::1",
+                                                          .dst = "2001:db8::2",
+                                                          .dport = 7777,
+                                                          .ext = ext});
+    const Headers h = afxdp::net::parse(std::as_writable_bytes(std::span(frame)));
+    EXPECT_TRUE(h.ipv6);
+    EXPECT_EQ(h.ip_protocol, 51);
+    EXPECT_FALSE(h.udp);
+  }
 }
 
 }  // namespace

@@ -209,6 +209,69 @@ TEST(MatchError, IsOneInvalidArgumentQuotingTheExpression) {
   EXPECT_THROW(Match(std::vector<MatchTerm>{}), std::invalid_argument);
 }
 
+// Match(std::vector<MatchTerm>) guarantees what parse does (issue 41 item 3): a reversed range
+// made Steering::remove allocate 8 GiB, a prefix past its family wrote past the entry's mask, a
+// VLAN id past 4095 printed a str() that no longer parsed.
+MatchTerm term_of(const char* text) { return Match::parse(text).alternatives().front(); }
+
+TEST(MatchTerms, TheConstructorRefusesWhatParseRefuses) {
+  const auto refused = [](MatchTerm t, const char* what) {
+    EXPECT_THROW_WITH(Match(std::vector<MatchTerm>{term_of("udp"), t}), std::invalid_argument,
+                      what);
+  };
+  MatchTerm t = term_of("udp dst port 5");
+  t.dst_port = PortRange{9, 5};
+  refused(t, "match: alternative 2 of 2: dst_port: 9-5: the range is empty");
+  t = term_of("tcp port 443");
+  t.port = PortRange{443, 80};
+  refused(t, "port: 443-80: the range is empty");
+  t = term_of("dst net 10.0.0.0/8");
+  t.dst_net->length = 33;
+  refused(t, "dst_net: length 33 beyond 32");
+  t = term_of("src net 2001:db8::/32");
+  t.src_net->length = 129;
+  refused(t, "src_net: length 129 beyond 128");
+  t = term_of("net 10.0.0.0/8");
+  t.net->address[3] = 1;
+  refused(t, "net: address bits set beyond the prefix length");
+  t = term_of("dst net 10.0.0.0/8");
+  t.ethertype.reset();  // parse gives the prefix's family; str() relies on it
+  refused(t, "dst_net: an IPv4 prefix needs ethertype ip");
+  t = term_of("vlan 100 and udp");
+  t.vlan_ids[0] = 4096;
+  refused(t, "vlan_ids[0]: 4096: out of range 0-4095");
+  t = term_of("vlan 100 and udp");
+  t.vlan_ids[1] = 7;
+  refused(t, "vlan_ids[1]: an id for a tag beyond vlan_tags");
+  t = term_of("vlan and vlan");
+  t.vlan_tags = 3;
+  refused(t, "vlan_tags: 3: at most 2");
+  t = term_of("arp");
+  t.ethertype = 0x0100;
+  refused(t, "ethertype: ether proto 0x0100: not an EtherType");
+  t.ethertype = 0x8100;
+  refused(t, "ethertype: ether proto 0x8100: VLAN tags are matched with vlan_tags");
+  t = term_of("arp");
+  t.protocol = 17;
+  refused(t, "protocol: with arp (not IP)");
+  t = term_of("icmp");
+  t.dst_port = PortRange{1, 1};
+  refused(t, "dst_port: with protocol 1 (no ports)");
+  t = term_of("port 1");
+  t.src_port = PortRange{1, 1};
+  refused(t, "port: either-direction port cannot be combined");
+}
+
+TEST(MatchTerms, EveryParsedTermIsAccepted) {
+  for (const char* text :
+       {"", "udp dst port 7777", "tcp port 443", "dst net 10.0.0.0/8", "net 2001:db8::/32",
+        "vlan 4095 and vlan 0 and ip6", "ether proto 0x0600", "proto 0", "portrange 0-65535",
+        "src host 10.1.2.3 and dst net 10.0.0.0/8 and sctp src portrange 1-2 and dst port 9"}) {
+    const Match m = Match::parse(text);
+    EXPECT_EQ(Match(m.alternatives()), m) << text;
+  }
+}
+
 }  // namespace
 
 namespace {

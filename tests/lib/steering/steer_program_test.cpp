@@ -3,6 +3,7 @@
 // so a frame that matched (or any frame, with no rule) comes back XDP_DROP from
 // bpf_redirect_map, and a frame that matched nothing XDP_PASS.
 #include <afxdp/match.hpp>
+#include <afxdp/net/parse.hpp>
 #include <afxdp/steering.hpp>
 #include <afxdp/xsk_program.hpp>
 
@@ -10,11 +11,16 @@
 #include "test_frames.hpp"
 
 #include <array>
+#include <atomic>
 #include <bpf/bpf.h>
 #include <cerrno>
+#include <chrono>
 #include <linux/bpf.h>
 #include <optional>
+#include <span>
+#include <string>
 #include <system_error>
+#include <thread>
 
 namespace {
 
@@ -36,6 +42,12 @@ std::uint32_t run_on(int program_fd, const std::vector<std::uint8_t>& data) {
     throw std::system_error(errno, std::generic_category(), "BPF_PROG_TEST_RUN");
   }
   return opts.retval;
+}
+
+// What the library's own parser makes of the same frame.
+afxdp::net::Headers headers_of(const FrameSpec& spec, std::vector<std::uint8_t>&& bytes = {}) {
+  bytes = frame(spec);
+  return afxdp::net::parse(std::as_writable_bytes(std::span(bytes)));
 }
 
 class SteerProgram : public testing::TestWithParam<bool> {  // the frags variant?
@@ -397,6 +409,113 @@ TEST_P(SteerProgram, ShapeFilterFollowsEntries) {
   add("vlan 5 and udp dst port 7777");                     // tagged: a shape, not the table
   EXPECT_EQ(run(FrameSpec{.tags = {5}, .dport = 7777}), matched);
   EXPECT_EQ(run(FrameSpec{.dport = 7777}), passed);
+}
+
+// `proto N` means IPv4 or IPv6 (issue 41 item 2): the program leaves the protocol 0 for other
+// frames, and `proto 0` took ARP (ping lost every reply), RARP and LLDP.
+TEST_P(SteerProgram, ProtocolRulesTakeNoNonIpFrame) {
+  const afxdp::RuleId zero = add("proto 0");
+  for (const int type : {0x0806, 0x8035, 0x88cc, 0x88b5}) {
+    const auto ethertype = static_cast<std::uint16_t>(type);
+    EXPECT_EQ(run(FrameSpec{.ethertype = ethertype}), passed) << ethertype;
+    FrameSpec tagged{.tags = {5}, .ethertype = ethertype};
+    EXPECT_EQ(run(tagged), passed) << "tagged " << ethertype;
+  }
+  EXPECT_EQ(run(FrameSpec{.proto = 0}), matched);  // IPv4 protocol 0 is still one
+  EXPECT_EQ(steering_.hits(zero), 1U);
+  add("ip6 proto 0 or ip proto 0 or sctp");
+  EXPECT_EQ(run(FrameSpec{.ethertype = 0x0806}), passed);
+  add("vlan 5 and proto 0");
+  EXPECT_EQ(run(FrameSpec{.tags = {5}, .ethertype = 0x0806}), passed);
+  EXPECT_EQ(run(FrameSpec{.tags = {5}, .proto = 0}), matched);
+}
+
+// The version nibble (issue 41 item 6): EtherType 0x0800 with version 6 (0x65) was steered as
+// IPv4/UDP, and 0x86dd with version 4 as IPv6, while net::parse finds no IP header in either.
+TEST_P(SteerProgram, AnIpHeaderOfTheWrongVersionIsNoIpHeader) {
+  add("udp dst port 7777");              // the port table
+  add("ip proto 17 and src port 1000");  // a hashed shape
+  add("vlan 5 and udp dst port 7777");   // through the subprogram
+  add("dst net 192.0.2.0/24");           // addresses
+  add("ip6 proto 17 and src port 1000 or dst net 2001:db8::/32");
+  const FrameSpec v4{};
+  const FrameSpec v6{.ethertype = 0x86dd, .src = "2001:db8::1", .dst = "2001:db8::2"};
+  ASSERT_EQ(run(v4), matched);
+  ASSERT_EQ(run(v6), matched);
+  for (const int version : {0, 1, 2, 3, 5, 7, 15}) {  // 0: the other family's
+    FrameSpec f = v4;
+    f.version = static_cast<std::uint8_t>(version == 0 ? 6 : version);
+    EXPECT_EQ(run(f), passed) << "0x0800, version " << int{f.version};
+    EXPECT_FALSE(bool(headers_of(f).ipv4)) << int{f.version};
+    f.tags = {5};
+    EXPECT_EQ(run(f), passed) << "tagged 0x0800, version " << int{f.version};
+    FrameSpec g = v6;
+    g.version = static_cast<std::uint8_t>(version == 0 ? 4 : version);
+    EXPECT_EQ(run(g), passed) << "0x86dd, version " << int{g.version};
+    EXPECT_FALSE(bool(headers_of(g).ipv6)) << int{g.version};
+    g.ext = {0};  // through the subprogram
+    EXPECT_EQ(run(g), passed) << "0x86dd +hop-by-hop, version " << int{g.version};
+  }
+}
+
+// IPv6 AH (issue 41 item 7): the program skipped it and found the ports behind it, net::parse
+// stops at it, so `udp dst port N` gave a handler a frame without h.udp. Both stop at AH now: the
+// protocol is AH's (51), no ports.
+TEST_P(SteerProgram, AhEndsTheHeaderWalkAsInNetParse) {
+  add("udp dst port 7777");
+  add("ip6 proto 17 and src port 1000");
+  const FrameSpec ah{
+      .ethertype = 0x86dd, .src = "2001:db8::1", .dst = "2001:db8::2", .dport = 7777, .ext = {51}};
+  EXPECT_EQ(run(ah), passed);
+  FrameSpec deeper = ah;
+  deeper.ext = {0, 51};
+  EXPECT_EQ(run(deeper), passed);
+  for (const FrameSpec& f : {ah, deeper}) {
+    std::vector<std::uint8_t> bytes;
+    const afxdp::net::Headers h = headers_of(f, std::move(bytes));
+    EXPECT_TRUE(bool(h.ipv6));
+    EXPECT_FALSE(bool(h.udp));
+    EXPECT_EQ(h.ip_protocol, 51);
+  }
+  add("ip6 proto 51");
+  EXPECT_EQ(run(ah), matched);
+  EXPECT_EQ(run(deeper), matched);
+}
+
+// Steering from two threads (issue 41 item 4): add and remove on one, hits() and list() on the
+// other, crashed within a second. For a bounded time, both at full speed.
+TEST_P(SteerProgram, TwoThreadsAddRemoveAndRead) {
+  const afxdp::RuleId stays = add("udp dst port 7777");
+  std::atomic<bool> stop = false;
+  std::atomic<afxdp::RuleId> latest = 0;
+  std::thread reader([&] {
+    while (!stop.load()) {
+      (void)steering_.hits(stays);
+      (void)steering_.list();
+      try {
+        (void)steering_.hits(latest.load());
+      } catch (const std::out_of_range&) {  // removed meanwhile
+      }
+    }
+  });
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(600);
+  unsigned rounds = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    const auto port = static_cast<std::uint16_t>(1000 + rounds % 50);
+    const afxdp::RuleId a = steering_.add(
+        Match::parse("tcp src port " + std::to_string(port) + " or dst net 10.0.0.0/8"));
+    const afxdp::RuleId b = steering_.add(Match::parse("udp dst portrange 2000-2003"));
+    latest = a;
+    steering_.remove(a);
+    steering_.remove(b);
+    ++rounds;
+  }
+  stop = true;
+  reader.join();
+  EXPECT_GT(rounds, 0U);
+  EXPECT_EQ(steering_.list().size(), 1U);
+  EXPECT_EQ(run(FrameSpec{.dport = 7777}), matched);
+  EXPECT_EQ(run(FrameSpec{.proto = 6, .sport = 1000, .dport = 1}), passed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, SteerProgram, testing::Values(false, true),

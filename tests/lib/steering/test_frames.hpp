@@ -18,10 +18,11 @@ struct FrameSpec {
   std::uint8_t proto = 17;
   std::uint16_t sport = 1000;
   std::uint16_t dport = 7777;
-  std::vector<std::uint8_t> ext{};  // IPv6 extension headers in front of proto (0, 43, 44, 60)
+  std::vector<std::uint8_t> ext{};  // IPv6 extension headers in front of proto (0, 43, 44, 51, 60)
   std::uint16_t fragment = 0;       // fragment offset in 8-byte units (IPv4 and the IPv6 one)
   bool more_fragments = false;      // the MF / M flag (IPv4; IPv6's fragment header)
   std::size_t payload = 18;
+  std::uint8_t version = 0;  // the IP header's version nibble; 0: the EtherType's (4 or 6)
 };
 
 inline void put16(std::vector<std::uint8_t>& f, std::uint16_t v) {
@@ -45,7 +46,7 @@ inline std::vector<std::uint8_t> frame(const FrameSpec& s) {
   const bool l4 = s.proto == 6 || s.proto == 17 || s.proto == 132;  // SCTP: ports first too
   const std::size_t l4_size = (s.proto == 6 ? 20 : s.proto == 132 ? 12 : 8) + s.payload;
   if (s.ethertype == 0x0800) {
-    f.insert(f.end(), {0x45, 0});
+    f.insert(f.end(), {static_cast<std::uint8_t>(s.version == 0 ? 0x45 : s.version << 4 | 5), 0});
     put16(f, static_cast<std::uint16_t>(20 + l4_size));
     f.insert(f.end(), {0, 1});
     put16(f, static_cast<std::uint16_t>(s.fragment | (s.more_fragments ? 0x2000 : 0)));
@@ -53,7 +54,7 @@ inline std::vector<std::uint8_t> frame(const FrameSpec& s) {
     put_address(f, s.src, false);
     put_address(f, s.dst, false);
   } else if (s.ethertype == 0x86dd) {
-    f.insert(f.end(), {0x60, 0, 0, 0});
+    f.insert(f.end(), {static_cast<std::uint8_t>(s.version == 0 ? 0x60 : s.version << 4), 0, 0, 0});
     put16(f, static_cast<std::uint16_t>(s.ext.size() * 8 + l4_size));
     f.push_back(s.ext.empty() ? s.proto : s.ext.front());
     f.push_back(64);

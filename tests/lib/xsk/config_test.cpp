@@ -239,6 +239,20 @@ TEST(PortConfig, ErrorsNameTheFieldTheCallerSet) {
       "frames_per_queue * frame_size");
 }
 
+// unbound_queues is the embedded program's fallback: an own program was handed it and ignored
+// it (issue 41 item 14), so the pair is refused; the default beside an own program is fine.
+TEST(PortConfig, UnboundQueuesWithAnOwnProgramRefused) {
+  static char object_stand_in;  // validate never looks inside the object
+  auto* object = reinterpret_cast<bpf_object*>(&object_stand_in);
+  const afxdp::PortConfig own{.program = {.object = object, .name = "p", .xskmap = "m"}};
+  EXPECT_NO_THROW(afxdp::validate(own));
+  afxdp::PortConfig drop = own;
+  drop.unbound_queues = afxdp::XdpAction::drop;
+  const afxdp::ConfigError e = port_error(drop);
+  EXPECT_EQ(e.field(), "unbound_queues");
+  EXPECT_NO_THROW(afxdp::validate(afxdp::PortConfig{.unbound_queues = afxdp::XdpAction::drop}));
+}
+
 // A caller maps the field to its own words; what() keeps the library's "field: rule".
 TEST(ConfigError, CarriesFieldRuleAndWhere) {
   const afxdp::ConfigError e("ring_size", "1000 must be a power of two", "eth1");
