@@ -7,7 +7,9 @@ doc names a test that the sources do not define, when a test the sources define 
 table of the doc, when the doc's count of ctest entries is wrong, or when a row's Loopback cell
 does not match the sources: "pass..." exactly for the cases conformance_loopback_test compiles
 (CMakeLists.txt's AFXDP_CONFORMANCE_SHARED), "not run..." for the others, and the doc's count of
-cases on the Loopback right.
+cases on the Loopback right; and when a row's verdict (the first word of its "strict, or why
+not" cell: strict, variant, partial or n.a.) is not the one case_table.cpp's case_verdicts()
+declares for it, or the doc's sum of verdicts is wrong.
 
 Usage: check_doc_table.py DOC SOURCE_DIR
 """
@@ -57,6 +59,48 @@ def loopback_tests(source_dir):
     return names
 
 
+VERDICT_WORDS = {"strict": "strict", "variant": "variant", "partial": "partial",
+                 "not_applicable": "n.a."}
+CELL_VERDICT = re.compile(r"^(strict|variant|partial|n\.a\.)(?=$|[\s:;,(])")
+
+
+def declared_verdicts(source_dir):
+    """[(case, verdict word)] from case_table.cpp's case_verdicts(), in its order."""
+    text = (source_dir / "case_table.cpp").read_text()
+    return [(name, VERDICT_WORDS.get(v, v))
+            for name, v in re.findall(r'\{"(\w+)",\s*Verdict::(\w+)', text)]
+
+
+def check_verdicts(doc, case_rows, source_dir):
+    faults = []
+    declared = declared_verdicts(source_dir)
+    if [name for name, _ in declared] != KERNEL_CASES:
+        faults.append("case_table.cpp's case_verdicts() is not the kernel's 36 cases in order")
+    by_name = dict(declared)
+    for row in case_rows:
+        cell = row[3] if len(row) > 3 else ""
+        m = CELL_VERDICT.match(cell)
+        if not m:
+            faults.append(f"row {row[0]}: its verdict cell does not start with strict, variant, "
+                          f"partial or n.a.: '{cell[:40]}'")
+            continue
+        want = by_name.get(row[0])
+        if want is not None and m.group(1) != want:
+            faults.append(f"row {row[0]}: the doc says '{m.group(1)}', the test code "
+                          f"(case_table.cpp) declares '{want}'")
+    counts = {w: sum(1 for _, v in declared if v == w) for w in VERDICT_WORDS.values()}
+    summary = re.search(r"In sum, of the 36: (\d+) strict, (\d+) variant, (\d+) partial, "
+                        r"(\d+) n\.a\.", doc)
+    if not summary:
+        faults.append("the doc does not sum the verdicts ('In sum, of the 36: N strict, N variant, "
+                      "N partial, N n.a.')")
+    else:
+        for word, n in zip(("strict", "variant", "partial", "n.a."), summary.groups()):
+            if int(n) != counts[word]:
+                faults.append(f"the doc sums {n} {word}; case_table.cpp declares {counts[word]}")
+    return faults
+
+
 def table_rows(doc):
     """Rows of the first table under '## The cases', and of every other table: lists of cells."""
     cases, others, section = [], [], None
@@ -92,6 +136,7 @@ def check(doc_path, source_dir):
         extra = [n for n in names if n not in KERNEL_CASES]
         faults.append(f"case rows are not the kernel's 36 cases in order: missing {missing}, "
                       f"not kernel cases {extra}, rows {len(names)}")
+    faults += check_verdicts(doc, case_rows, source_dir)
     on_loopback = loopback_tests(source_dir)
     if len(header) < 6 or header[5] != "Loopback":
         faults.append("the case table has no sixth column 'Loopback'")

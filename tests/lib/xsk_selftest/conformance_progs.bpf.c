@@ -65,16 +65,19 @@ int steer_by_mac(struct xdp_md *ctx)
 
 // XDP_ADJUST_TAIL_SHRINK / _GROW: every frame's tail moved by tail_adjust bytes (set before the
 // traffic). As the kernel's program: a refusal with -EOPNOTSUPP (resizing not supported here)
-// passes the frame on unchanged and is counted apart, so the test can skip; any other refusal
-// drops the frame (the kernel's test then fails). A grown frame gets its new length, big-endian,
-// in its last 4 bytes, so the receiver sees that the program wrote the bytes it added.
+// passes the frame on unchanged, any other refusal drops the frame (the kernel's test then fails).
+// Each refusal is counted by its errno, so the test can tell a mode where every refusal has one
+// cause from one with several. A grown frame gets its new length, big-endian, in its last 4 bytes,
+// so the receiver sees that the program wrote the bytes it added.
 __s32 tail_adjust = 0;
-__u32 tail_refused = 0;       // refusals other than -EOPNOTSUPP
-__s32 tail_refused_error = 0; // the first of them
-__u32 tail_unsupported = 0;   // refusals with -EOPNOTSUPP
+__u32 tail_unsupported = 0;  // refusals with -EOPNOTSUPP
+__u32 tail_invalid = 0;      // refusals with -EINVAL
+__u32 tail_other = 0;        // refusals with any other error
+__s32 tail_other_error = 0;  // the last of those
+__u32 tail_refused = 0;      // tail_invalid + tail_other: the frames dropped
 
-SEC("xdp")
-int adjust_tail(struct xdp_md *ctx)
+// Inlined into both sections' programs: a call across sections does not relocate.
+static __always_inline int adjust_tail_body(struct xdp_md *ctx)
 {
   __u32 before = bpf_xdp_get_buff_len(ctx);
   long err = bpf_xdp_adjust_tail(ctx, tail_adjust);
@@ -82,9 +85,15 @@ int adjust_tail(struct xdp_md *ctx)
     tail_unsupported++;
     return bpf_redirect_map(&xsks, 0, XDP_DROP);
   }
+  if (err == -EINVAL) {
+    tail_invalid++;
+    tail_refused++;
+    return XDP_DROP;
+  }
   if (err) {
-    if (!tail_refused++)
-      tail_refused_error = (__s32)err;
+    tail_other++;
+    tail_refused++;
+    tail_other_error = (__s32)err;
     return XDP_DROP;
   }
   __u32 after = bpf_xdp_get_buff_len(ctx);
@@ -94,6 +103,12 @@ int adjust_tail(struct xdp_md *ctx)
       return XDP_DROP;
   }
   return bpf_redirect_map(&xsks, 0, XDP_DROP);
+}
+
+SEC("xdp")
+int adjust_tail(struct xdp_md *ctx)
+{
+  return adjust_tail_body(ctx);
 }
 
 // The multi-buffer variants (XDP_METADATA_COPY_MULTI_BUFF, XDP_ADJUST_TAIL_*_MULTI_BUFF): the same
@@ -107,7 +122,7 @@ int populate_metadata_frags(struct xdp_md *ctx)
 SEC("xdp.frags")
 int adjust_tail_frags(struct xdp_md *ctx)
 {
-  return adjust_tail(ctx);
+  return adjust_tail_body(ctx);
 }
 
 // For the bad-input case: a program of the wrong type.

@@ -68,7 +68,13 @@ struct ModeName {
 std::vector<Mode> all_modes();
 Mode loopback_mode();
 
-class Conformance : public ::testing::TestWithParam<Mode> {};
+// Every case's fixture. Its TearDown fails a case that skipped for a reason expected_skips()
+// does not allow (case_table.cpp): a failure, not a skip, so ctest (which reports a skip by the
+// "[  SKIPPED ]" line) sees it too.
+class Conformance : public ::testing::TestWithParam<Mode> {
+ protected:
+  void TearDown() override;
+};
 
 // How the two ends are built. Each UMEM has rx frames [0, rx_frames) and tx frames after them.
 struct LinkSetup {
@@ -419,6 +425,55 @@ bool settle(Socket& socket, const std::function<bool()>& done, int ms = 1000);
       AFXDP_REQUIRE_SYSTEM();                                        \
     }                                                                \
   } while (0)
+
+// What a case asserts that this kernel was measured to do, where the kernel's own case expects
+// something else or would accept either (docs/conformance.md, "What the kernel here does"): the
+// count is asserted exactly, and the failure message names the kernel it was measured on and the
+// one running, so a kernel that behaves otherwise is noticed (and measured again), never absorbed.
+inline constexpr const char* measured_kernel = "6.18.44";
+// uname -r of the running kernel.
+std::string kernel_release();
+// " (measured on Linux 6.18.44: <what>; running <uname -r>; docs/conformance.md)", for a message.
+std::string measured(const std::string& what);
+
+// The verdict docs/conformance.md's case table gives each kernel case, in its "strict, or why not"
+// column (check_doc_table.py reads both and fails when they differ):
+//   strict          the kernel's set-up and every assertion it makes (most check more);
+//   variant         the kernel's set-up, but an assertion differs: this kernel's measured
+//                   behaviour where the kernel's case expects another, or a count it does not pin;
+//   partial         strict in some modes, not applicable in the others;
+//   not_applicable  not applicable on veth in any mode (the kernel's own case skips there too).
+enum class Verdict { strict, variant, partial, not_applicable };
+struct CaseVerdict {
+  const char* name;  // the kernel's case
+  Verdict verdict;
+  const char* why;  // empty for strict
+};
+const std::vector<CaseVerdict>& case_verdicts();
+
+// Why a test may skip in a run of the conformance binaries (case_table.cpp). A skip that is not
+// in this list fails the run (an Environment's TearDown names it), as does one whose facility
+// the probe found available: hugepages the kernel would not give are a failure, not a skip.
+// Tests skipped for want of privilege (AFXDP_REQUIRE_SYSTEM: the tier cannot run at all) aside.
+enum class SkipCause {
+  not_applicable,   // on veth in the modes named, on every kernel (the doc says why)
+  xdp_adjust_meta,  // afxdp::test::xdp_adjust_meta() refused
+  xdp_adjust_tail,  // afxdp::test::xdp_adjust_tail() refused
+};
+struct ExpectedSkip {
+  const char* test;   // Suite.Name, without the mode
+  const char* modes;  // the modes it may skip in, space-separated; "" for every mode
+  SkipCause cause;
+};
+const std::vector<ExpectedSkip>& expected_skips();
+// The skips of a finished run that no entry allows, one line each (empty when none);
+// `refused(cause)` says whether that facility's probe refused it.
+struct SkippedTest {
+  std::string name;  // Suite.Name/mode as GoogleTest names it
+  std::string why;
+};
+std::vector<std::string> unexpected_skips(const std::vector<SkippedTest>& skipped,
+                                          const std::function<bool(SkipCause)>& refused);
 
 // The kernel's table of valid and invalid tx descriptors (testapp_invalid_desc), sent once over
 // a fresh link: ALIGNED_INV_DESC*, UNALIGNED_INV_DESC*.

@@ -141,7 +141,8 @@ TEST_P(Conformance, XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF_through_Port) {
   Port port = Port::open(veth.b(), config);
   const auto seen = exchange(veth, port, large_packet, false, &skeleton->bss->tail_refused);
   ASSERT_EQ(skeleton->bss->tail_refused, 0U)
-      << "first refusal " << skeleton->bss->tail_refused_error;
+      << "refusals: -EINVAL " << skeleton->bss->tail_invalid << ", other "
+      << skeleton->bss->tail_other << " (the last " << skeleton->bss->tail_other_error << ")";
   ASSERT_EQ(skeleton->bss->tail_unsupported, 0U);
   const auto received =
       static_cast<std::uint32_t>(static_cast<std::int32_t>(large_packet) + adjust);
