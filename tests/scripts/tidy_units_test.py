@@ -24,7 +24,8 @@ class TidyUnits(unittest.TestCase):
         self.write("build/dev/src/CMakeFiles/t.dir/b.cpp.o.d",
                    "src/CMakeFiles/t.dir/b.cpp.o: ../../../src/b.cpp \\\n ../../../src/local.hpp\n")
         self.write("build/dev/src/CMakeFiles/t.dir/a.cpp.o.d",
-                   "src/CMakeFiles/t.dir/a.cpp.o: ../../../src/a.cpp\n")
+                   "src/CMakeFiles/t.dir/a.cpp.o: ../../../src/a.cpp \\\n"
+                   " ../../../include/afxdp/x.hpp\n")
         self.write(".gitignore", "build/\n")
         self.git("init", "-q", "-b", "main")
         self.commit("first")
@@ -83,8 +84,15 @@ class TidyUnits(unittest.TestCase):
         self.commit("src/CMakeLists.txt")
         self.assertEqual(self.units(), ["src/a.cpp", "src/b.cpp"])
 
-    def test_include_and_clang_tidy_and_cmake_reach_every_unit(self):
-        for path in ("include/afxdp/x.hpp", "tests/.clang-tidy", "CMakeLists.txt", "cmake/x.cmake"):
+    def test_a_public_header_brings_its_includers_only(self):
+        self.git("checkout", "-q", "-b", "topic")
+        self.write("include/afxdp/x.hpp", "// changed\n")
+        self.commit("x.hpp")
+        self.assertEqual(self.units(), ["src/a.cpp"])
+
+    def test_a_header_template_and_clang_tidy_and_cmake_reach_every_unit(self):
+        for path in ("include/afxdp/v.hpp.in", "tests/.clang-tidy", "CMakeLists.txt",
+                     "cmake/x.cmake"):
             self.git("checkout", "-q", "-B", "topic", "main")
             self.write(path, "# changed\n")
             self.commit(path)
