@@ -339,6 +339,7 @@ TEST(Gen, BadInputIsOneLineAndAFailure) {
       {"gen", "-i", veth.a(), "-s", "9000"},
       {"gen", "-i", veth.a(), "-s", "2000"},  // over the MTU of 1500
       {"gen", "-i", veth.a(), "--engine", "pktgen"},
+      {"gen", "-i", veth.a(), "--engine", "xsk", "-q", "1"},  // the pair has one queue
   };
   for (const auto& args : cases) {
     auto gen = start_tool(args);

@@ -240,6 +240,8 @@ std::vector<std::unique_ptr<Child>> start_sources(const DemoCell& cell, const De
                                  nobody_mac,
                                  "--engine",
                                  run.engine,
+                                 "-q",  // xsk sends on it; live's CPU picks the same one
+                                 std::to_string(q),
                                  "--json"};
     if (run.options.gen_rate > 0) {
       gen.insert(gen.end(), {"--rate", std::to_string(run.options.gen_rate)});

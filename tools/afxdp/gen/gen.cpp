@@ -11,6 +11,7 @@
 
 #include <afxdp/cpu.hpp>
 #include <afxdp/interface.hpp>
+#include <afxdp/port.hpp>
 #include <afxdp/signal_stop.hpp>
 
 #include <net/if.h>
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <variant>
 
@@ -308,6 +310,9 @@ CLI::App* add_gen_options(CLI::App& parent, GenOptions& o) {
       ->check(seconds_within(run_duration));
   app->add_option("--batch-size", o.batch_size, "frames per kernel batch")
       ->check(CLI::Range(1, 256));
+  app->add_option("-q,--queue", o.queue,
+                  "xsk: the queue to send on (a veth peer receives on the same one); live: "
+                  "ignored, the sending CPU picks it");
   app->add_option("--engine", o.engine,
                   "auto: live frames, or AF_XDP transmit where the kernel refuses them; live: "
                   "only the kernel's XDP live-frames test run; xsk: only AF_XDP transmit "
@@ -329,6 +334,7 @@ Subcommand add_gen_subcommand(CLI::App& parent) {
 int run_gen(const GenOptions& o) {
   require_privilege("gen");
   const unsigned ifindex = interface_index(o.interface);
+  check_queues(o.interface, std::span<const std::uint32_t>(&o.queue, 1));
   if (o.size < gen_min_size || o.size > gen_max_size) {
     throw std::invalid_argument("size: must be " + std::to_string(gen_min_size) + ".." +
                                 std::to_string(gen_max_size));

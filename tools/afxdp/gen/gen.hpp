@@ -32,6 +32,9 @@ struct GenOptions {
   bool quiet = false;             // only the final summary
   std::uint32_t batch_size = 64;  // frames the kernel runs per batch (1..256)
   GenEngine engine = GenEngine::automatic;
+  // xsk: the queue the socket sends on (veth hands its frames to the peer's rx queue of that
+  // number). live ignores it: the sending CPU picks a veth peer's queue.
+  std::uint32_t queue = 0;
 };
 
 inline constexpr std::size_t gen_min_size = 60;    // the Ethernet minimum without FCS

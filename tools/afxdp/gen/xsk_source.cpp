@@ -27,9 +27,9 @@ constexpr std::chrono::seconds drain_timeout{5};
 // Waits longer than this sleep; shorter ones spin (a sleep overshoots by tens of microseconds).
 constexpr auto spin_below = std::chrono::microseconds(100);
 
-PortConfig send_only() {
+PortConfig send_only(std::uint32_t queue) {
   PortConfig c;
-  c.queues = {0};  // veth hands it to the peer's rx queue 0
+  c.queues = {queue};
   c.receive = false;
   c.frames_per_queue = 4096;
   c.ring_size = 2048;
@@ -48,7 +48,7 @@ struct XskSource::State {
 };
 
 XskSource::XskSource(const GenOptions& o, std::span<const std::uint8_t> frame, unsigned ifindex) {
-  Port port = Port::open(o.interface, send_only());
+  Port port = Port::open(o.interface, send_only(o.queue));
   Queue& q = port.queues().front();
   const auto length = static_cast<std::uint32_t>(frame.size());
   // Written once: a frame keeps its bytes while it goes round, so the loop only sets lengths.

@@ -15,7 +15,7 @@ namespace afxdp::tool {
 
 class XskSource {
  public:
-  // Opens a send-only Port on options.interface, queue options.queue.
+  // Opens a send-only Port on options.interface, queue options.queue (throws as Port::open).
   XskSource(const GenOptions& options, std::span<const std::uint8_t> frame, unsigned ifindex);
   XskSource(XskSource&&) noexcept;
   XskSource& operator=(XskSource&&) = delete;
