@@ -31,7 +31,7 @@ int main() try {
 
   std::printf("count: %llu frames, %llu bytes\n", static_cast<unsigned long long>(frames.load()),
               static_cast<unsigned long long>(bytes.load()));
-  return peer.passed(port, frames) ? 0 : 1;
+  return peer.passed(port, frames, "count") ? 0 : 1;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "count: %s\n", e.what());
   return 1;

@@ -93,15 +93,15 @@ class Sender {
     return finished_.load() == senders_ && received >= sent_.load();
   }
   // Every frame sent was received, and each sending CPU fed a queue of its own.
-  bool passed(afxdp::Port& port, std::uint64_t received) const {
+  bool passed(afxdp::Port& port, std::uint64_t received, const char* program) const {
     bool every_queue = true;
     for (const afxdp::Queue& q : port.queues()) {
       const std::uint64_t n = q.stats().received;
-      std::printf("count: %s received %llu frames\n", q.name().c_str(),
+      std::printf("%s: %s received %llu frames\n", program, q.name().c_str(),
                   static_cast<unsigned long long>(n));
       every_queue = every_queue && n > 0;
     }
-    std::printf("count: the peer sent %u frames from %u CPUs\n", sent_.load(), senders_);
+    std::printf("%s: the peer sent %u frames from %u CPUs\n", program, sent_.load(), senders_);
     return received == sent_.load() && (every_queue || senders_ < 2);
   }
 
@@ -128,6 +128,23 @@ class Sender {
   std::uint32_t senders_ = 0;
   std::atomic<std::uint32_t> sent_{0}, finished_{0};
   std::vector<std::thread> threads_;
+};
+
+// A service's operator: sends `command` as one datagram on `fd` once `ready()` is true (checked
+// every 10 ms), or at once when destroyed first (the loop failed: nothing to wait for).
+class Operator {
+ public:
+  template <class Ready>
+  Operator(int fd, std::string command, Ready ready)
+      : thread_([fd, command = std::move(command), ready](const std::stop_token& gone) {
+          while (!gone.stop_requested() && !ready()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          }
+          ::send(fd, command.data(), command.size(), 0);
+        }) {}
+
+ private:
+  std::jthread thread_;
 };
 
 // A stream of test frames into one end of the network and what must come out of another, with

@@ -1,7 +1,8 @@
 // Packets: parse() a frame into bounds-checked header views, swap_endpoints() to answer it
 // (swap_macs() for an l2fwd-style answer), update_checksums() before sending, resize_payload()
 // to answer with another length. No allocation, no exception, never a read or write past the
-// frame (docs/api.md, "Packets").
+// frame (docs/api.md, "Packets"). load_be16/32 and store_be16/32 read and write big-endian
+// fields of a payload of your own, bounds-checked.
 //
 //   afxdp::net::Headers h = afxdp::net::parse(frame.data());
 //   if (!h.udp || h.udp.destination_port() != 7777) return afxdp::Verdict::drop;
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <afxdp/frame.hpp>
+#include <afxdp/net/bytes.hpp>
 #include <afxdp/net/checksum.hpp>
 #include <afxdp/net/headers.hpp>
 #include <afxdp/net/parse.hpp>

@@ -1,9 +1,13 @@
 // Big-endian fields at any address: one byte at a time, so no unaligned access and no aliasing
-// question; compilers turn each into one load or store and a byte swap.
+// question; compilers turn each into one load or store and a byte swap. The header views use the
+// unchecked detail:: forms (their lengths are checked once, by parse()); code writing its own
+// payloads uses the public, bounds-checked ones at the end.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 
 namespace afxdp::net::detail {
 
@@ -32,3 +36,40 @@ inline void store32(std::byte* p, std::uint32_t value) noexcept {
 }
 
 }  // namespace afxdp::net::detail
+
+namespace afxdp::net {
+
+namespace detail {
+// Does a field of `width` bytes at `at` lie inside `size` bytes? (Written so that no sum wraps.)
+[[nodiscard]] constexpr bool fits(std::size_t size, std::size_t at, std::size_t width) noexcept {
+  return at <= size && size - at >= width;
+}
+}  // namespace detail
+
+// The big-endian field at byte `at` of `bytes`, in host order; nullopt when it would run past
+// the end (network input is hostile: a short payload is an ordinary outcome, not a crash).
+[[nodiscard]] inline std::optional<std::uint16_t> load_be16(std::span<const std::byte> bytes,
+                                                            std::size_t at) noexcept {
+  if (!detail::fits(bytes.size(), at, 2)) return std::nullopt;
+  return detail::load16(bytes.data() + at);
+}
+[[nodiscard]] inline std::optional<std::uint32_t> load_be32(std::span<const std::byte> bytes,
+                                                            std::size_t at) noexcept {
+  if (!detail::fits(bytes.size(), at, 4)) return std::nullopt;
+  return detail::load32(bytes.data() + at);
+}
+
+// Write `value` big-endian at byte `at` of `bytes`; false, writing nothing, when it would run
+// past the end.
+inline bool store_be16(std::span<std::byte> bytes, std::size_t at, std::uint16_t value) noexcept {
+  if (!detail::fits(bytes.size(), at, 2)) return false;
+  detail::store16(bytes.data() + at, value);
+  return true;
+}
+inline bool store_be32(std::span<std::byte> bytes, std::size_t at, std::uint32_t value) noexcept {
+  if (!detail::fits(bytes.size(), at, 4)) return false;
+  detail::store32(bytes.data() + at, value);
+  return true;
+}
+
+}  // namespace afxdp::net
