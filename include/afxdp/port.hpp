@@ -59,6 +59,13 @@ struct PortConfig {
   // with XDP_USE_SG and the frags-capable redirect program (an own `program` must be one,
   // SEC("xdp.frags")). Linux 6.6+.
   bool multi_buffer = false;
+  std::chrono::milliseconds busy_retry{1000};  // how long a bind saying EBUSY is retried
+  // What the sockets receive: frames matching any of these (Port::steering() changes them
+  // later); the rest pass to the kernel. Empty: every frame. In place before any socket is.
+  std::vector<Match> steer{};
+  // Last on purpose: g++ 12 at -O2/-O3 warned -Wmaybe-uninitialized on Program's strings when a
+  // later member's initializer could throw ({.steer = {Match::parse(...)}}: the unwind path
+  // destroys `program`), failing a user's -Werror build. Nothing after it, nothing to unwind.
   // The application's own XDP program instead of the embedded redirect program
   // (XskProgram::from_object): `name` in `object`, whose XSKMAP `xskmap` gets each queue's
   // socket at the queue's id. Not with open_pair. Null object: the redirect program.
@@ -68,10 +75,6 @@ struct PortConfig {
     std::string xskmap;
   };
   Program program{};
-  std::chrono::milliseconds busy_retry{1000};  // how long a bind saying EBUSY is retried
-  // What the sockets receive: frames matching any of these (Port::steering() changes them
-  // later); the rest pass to the kernel. Empty: every frame. In place before any socket is.
-  std::vector<Match> steer{};
 };
 
 // Throws afxdp::ConfigError naming the PortConfig field the caller set and the rule; needs no
