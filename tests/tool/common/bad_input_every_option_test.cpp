@@ -193,7 +193,8 @@ std::vector<Row> dump_rows(const std::string& i) {
       {"--queue", {s, "-i", i, "-q", "3", "-w", file}, {"queue 3", i}},
       {"--queue", {s, "-i", i, "-q", "x", "-w", file}, {"--queue", "x"}},
       {"--write", {s, "-i", i}, {"--write", "required"}},
-      // Set up (socket, program) before the file is opened: all of it must be gone again.
+      // The file is opened before the socket and the program (issue 41 item 11): neither is
+      // left when it cannot be.
       {"--write", {s, "-i", i, "-w", file, "-C", "1"}, {file, "No such file"}},
       {"--count", {s, "-i", i, "-w", file, "--count=-1"}, {"--count", "-1"}},
       {"--count", {s, "-i", i, "-w", file, "-C", "abc"}, {"--count", "abc"}},

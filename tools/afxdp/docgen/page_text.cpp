@@ -58,7 +58,10 @@ Texts tool_texts() {
          {"afxdp rxq-info --help", "List the options."}}}},
       {"dump",
        {"Captures what arrives on one rx queue through AF_XDP into a pcap file (or standard "
-        "output): frames redirected to the socket do not reach the kernel's stack.",
+        "output): frames redirected to the socket do not reach the kernel's stack. The file is "
+        "opened before anything is attached, never through a symlink, and created readable by "
+        "its owner alone (0600); anything but a regular file with one link is refused (for a "
+        "pipe: -w -).",
         {{"afxdp dump -i eth1 -q 0 -w rx.pcap -C 1000", "The next 1000 frames of queue 0."},
          {"afxdp dump -i eth1 -w - | tcpdump -r -", "Read them live with tcpdump."}}}},
   };
