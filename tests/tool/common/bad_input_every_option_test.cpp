@@ -288,6 +288,15 @@ std::vector<Row> udp_echo_rows() {
       {"--listen", {s, "--listen", "1.2.3.4"}, {"--listen", "1.2.3.4"}},
       {"--listen", {s, "--listen", "192.0.2.99:7"}, {"192.0.2.99:7", "Cannot assign"}},
       {"--count", {s, "--listen", "127.0.0.1:7", "-C", "-1"}, {"--count", "-1"}},
+      {"--per-source-rate",
+       {s, "--listen", "127.0.0.1:7", "--per-source-rate", "-1"},
+       {"--per-source-rate", "-1"}},
+      {"--per-source-rate",
+       {s, "--listen", "127.0.0.1:7", "--per-source-rate", "nan"},
+       {"--per-source-rate", "nan"}},
+      {"--per-source-rate",
+       {s, "--listen", "127.0.0.1:7", "--per-source-rate", "1000001"},
+       {"--per-source-rate", "1000001"}},
       {"", {s, "--listen", "127.0.0.1:7", "--bogus"}, {"--bogus"}},
   };
 }

@@ -79,7 +79,10 @@ Texts measure_texts() {
           "Through afxdp udp-echo listening on 10.9.0.2 port 7."}}}},
       {"udp-echo",
        {"Sends every UDP datagram back to its sender through a blocking kernel socket: the "
-        "kernel-socket reflector that afxdp latency --udp measures against.",
+        "kernel-socket reflector that afxdp latency --udp measures against. It does not answer "
+        "source ports below 1024, this host's own addresses, loopback, broadcast or multicast "
+        "sources, nor more than --per-source-rate datagrams a second to one source address, so "
+        "that a datagram spoofed between two reflectors stops bouncing.",
         {{"afxdp udp-echo --listen 0.0.0.0:7", "Echo on port 7 of every address."}}}},
       {"demo",
        {"Makes a private network namespace and veth pair, drives traffic with afxdp gen, measures "
