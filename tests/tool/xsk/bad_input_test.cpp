@@ -67,6 +67,8 @@ TEST(ToolBadInput, OneLineNonZeroExitNothingAttached) {
       {{"l2fwd", "-i", "B", "--ring-size", "1000", "-d", "1"}, {"--ring-size", "1000"}, 2},
       // Issue 41 item 13: `-w ''` was a failure running (exit 1), not a command line refused.
       {{"dump", "-i", "B", "-w", ""}, {"-w", "empty path"}, 2},
+      // ... and an empty interface name was shown as nothing: "interface  does not exist".
+      {{"rxdrop", "-i", "", "-d", "1"}, {"interface '' does not exist"}},
   };
   const unsigned b_index = afxdp::interface_index(veth.b());
   for (const BadRun& run : runs) {
