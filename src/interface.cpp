@@ -116,7 +116,7 @@ InterfaceLink interface_link(unsigned ifindex) {
 
 unsigned interface_index(const std::string& name) {
   const unsigned index = name.size() < IFNAMSIZ ? ::if_nametoindex(name.c_str()) : 0;
-  if (index == 0) throw_errno(ENODEV, "interface " + name + " does not exist");
+  if (index == 0) throw_errno(ENODEV, "interface '" + name + "' does not exist");
   return index;
 }
 
@@ -147,7 +147,7 @@ unsigned interface_mtu(const std::string& name) {
 MacAddress mac_address(std::string_view interface) {
   const std::string name(interface);
   if (name.empty() || name.size() >= IFNAMSIZ) {
-    throw_errno(ENODEV, "interface " + name + " does not exist");
+    throw_errno(ENODEV, "interface '" + name + "' does not exist");
   }
   ifreq request{};
   std::strncpy(request.ifr_name, name.c_str(), IFNAMSIZ - 1);

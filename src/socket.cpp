@@ -69,6 +69,13 @@ std::string driver_note(const std::string& interface) {
     throw_errno(error, "bind(" + context + ", XDP_ZEROCOPY): zero-copy is not supported by " +
                            c.interface + driver_note(c.interface) + "; use copy mode instead");
   }
+  if (error == EBUSY) {
+    // The queue's buffer pool is another socket's (xp_assign_dev); Port::open retries this for
+    // busy_retry first, as a socket just closed frees its pool a moment later.
+    throw_errno(error, "bind(" + context +
+                           "): another AF_XDP socket, perhaps another process, is bound to " +
+                           c.interface + " queue " + std::to_string(c.queue));
+  }
   throw_errno(error, "bind(" + context + ")");
 }
 

@@ -6,6 +6,7 @@
 //
 //   afxdp::net::Headers h = afxdp::net::parse(frame.data());
 //   if (!h.udp || h.udp.destination_port() != 7777) return afxdp::Verdict::drop;
+//   if (!afxdp::net::may_answer(h)) return afxdp::Verdict::drop;  // a group, a loop
 //   afxdp::net::swap_endpoints(h);
 //   afxdp::net::update_checksums(h);
 //   return afxdp::Verdict::send_back;
@@ -64,42 +65,62 @@ inline void swap_endpoints(Headers& h) noexcept {
   }
 }
 
+// What may_answer() lets through beyond what it always refuses.
+struct AnswerPolicy {
+  // Source ports below this are refused: a service's port (echo 7, chargen 19, DNS 53, ...)
+  // could be another service that answers the answer, for ever. A service whose protocol tells
+  // a question from an answer and never answers an answer lowers it: a DNS server answers
+  // resolvers that query from port 53 with {.lowest_source_port = 0} (and drops responses, QR=1).
+  std::uint16_t lowest_source_port = 1024;
+};
+
 // Whether a service may answer `h` by sending it back (swap_endpoints): false where the answer
-// could start a loop or reflect onto a third party. That is a UDP or TCP source port below 1024
-// (another service: two echo services would answer each other for ever), a group (multicast or
-// broadcast) source, Ethernet or IP, an unspecified, loopback or IPv4 broadcast source, and a
-// source equal to the destination (a datagram spoofed from the service's own address). Frames
-// without an IP header are never answered.
-[[nodiscard]] inline bool may_answer(const Headers& h) noexcept {
-  if (!h.ethernet || (h.ethernet.source()[0] & 1U) != 0) return false;  // a group address
+// could start a loop or reflect onto a third party. Always refused: a group (multicast or
+// broadcast) destination, Ethernet or IP (RFC 1122: a host does not answer those with an echo or
+// an error; every host on the link would); a group source, Ethernet or IP; an unspecified,
+// loopback or IPv4 broadcast source; a source equal to the destination (a datagram spoofed from
+// the service's own address); no IP header. And, as `policy` says, a UDP or TCP source port
+// below policy.lowest_source_port (1024 unless lowered).
+[[nodiscard]] inline bool may_answer(const Headers& h, AnswerPolicy policy = {}) noexcept {
+  if (!h.ethernet) return false;
+  // The group bit: multicast, and broadcast (ff:ff:ff:ff:ff:ff) with it.
+  if ((h.ethernet.source()[0] & 1U) != 0 || (h.ethernet.destination()[0] & 1U) != 0) return false;
   const std::uint16_t port = h.udp   ? h.udp.source_port()
                              : h.tcp ? h.tcp.source_port()
-                                     : std::uint16_t{1024};
-  if (port < 1024) return false;
+                                     : std::uint16_t{0xffff};
+  if (port < policy.lowest_source_port) return false;
   if (h.ipv4) {
+    const auto group = [](std::uint32_t a) {
+      return (a >> 28) == 0xe || a == 0xffffffffU;  // 224/4, limited broadcast
+    };
     const std::uint32_t source = h.ipv4.source();
-    const bool group = (source >> 28) == 0xe || source == 0xffffffffU;  // 224/4, broadcast
+    const std::uint32_t destination = h.ipv4.destination();
     const bool local = source == 0 || (source >> 24) == 127;
-    return !group && !local && source != h.ipv4.destination();
+    return !group(source) && !group(destination) && !local && source != destination;
   }
   if (h.ipv6) {
     const Ipv6Address source = h.ipv6.source();
+    const Ipv6Address destination = h.ipv6.destination();
     static constexpr Ipv6Address unspecified{},
         loopback{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
-    return source[0] != 0xff && source != unspecified && source != loopback &&
-           source != h.ipv6.destination();
+    return source[0] != 0xff && destination[0] != 0xff && source != unspecified &&
+           source != loopback && source != destination;
   }
   return false;
 }
 
 // Makes the payload `size` bytes long: the frame is resized to end with it, IPv4's total length
 // or IPv6's payload length and UDP's length follow, and h.payload (h.frame) with them. `h` must
-// be parse(frame.data()) of this frame, with an IPv4 or IPv6 header and not a fragment. False,
-// and nothing changed, when that is not so or the frame's capacity or a length field is too
-// small. The checksums are not updated: call update_checksums() after writing the payload.
+// be parse(frame.data()) of this frame, with an IPv4 or IPv6 header, an L4 header parse() found
+// (UDP, TCP, ICMP, ICMPv6) and not a fragment. False, and nothing changed, when that is not so
+// or the frame's capacity or a length field is too small. Without an L4 view the payload is not
+// known to be one: a TCP header cut off by the IP length, an extension chain cut short would be
+// made whole out of payload bytes and read differently by the receiver. The checksums are not
+// updated: call update_checksums() after writing the payload.
 inline bool resize_payload(Frame& frame, Headers& h, std::size_t size) noexcept {
   std::byte* const base = frame.data().data();
   if (h.frame.data() != base || h.fragment || (!h.ipv4 && !h.ipv6)) return false;
+  if (!h.udp && !h.tcp && !h.icmp && !h.icmpv6) return false;
   const auto start = static_cast<std::size_t>(h.payload.data() - base);
   if (size > frame.capacity() - start) return false;
   const std::size_t end = start + size;

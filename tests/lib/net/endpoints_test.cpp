@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -157,6 +158,38 @@ TEST(NetResizePayload, RefusesWhatItCannotDoAndChangesNothing) {
   EXPECT_EQ(refused, 5);
 }
 
+// Issue 41 item 9: where parse() found no L4 header, resize_payload() moved the end all the same,
+// and the receiver parsed the result differently: an IPv6 datagram that says TCP with a payload
+// length of 0 grew a "TCP header" of payload bytes; an extension chain the payload length cut
+// short became whole. Both are refused, the frame unchanged.
+TEST(NetResizePayload, RefusesAFrameWithoutAnL4Header) {
+  using net_test::Writer;
+  Writer tcp_without_header = net_test::ethernet(0x86dd);
+  net_test::ipv6(tcp_without_header, 6, 0);
+  Writer cut_chain = net_test::ethernet(0x86dd);
+  net_test::ipv6(cut_chain, 60, 8);              // destination options, said to be 8 bytes
+  cut_chain.raw({17, 1, 1, 12}).fill(12, 0);     // but 16 long: UDP after it
+  cut_chain.u16(40000).u16(7777).u16(8).u16(0);  // the UDP header past the payload length
+  afxdp::testing::Loopback lb({.frames_per_queue = 64, .ring_size = 32});
+  afxdp::Queue& q = lb.port().queues()[0];
+  ASSERT_TRUE(lb.inject(0, tcp_without_header.bytes));
+  ASSERT_TRUE(lb.inject(0, cut_chain.bytes));
+  int refused = 0;
+  EXPECT_EQ(q.serve([&](afxdp::Frame& frame) {
+    Headers h = afxdp::net::parse(frame.data());
+    EXPECT_TRUE(h.ipv6);
+    EXPECT_FALSE(h.tcp || h.udp);
+    const Bytes before(frame.data().begin(), frame.data().end());
+    for (const std::size_t size : {0U, 8U, 20U, 24U}) {
+      refused += !afxdp::net::resize_payload(frame, h, size);
+      EXPECT_TRUE(std::ranges::equal(frame.data(), before)) << size;
+    }
+    return afxdp::Verdict::drop;
+  }),
+            2U);
+  EXPECT_EQ(refused, 8);
+}
+
 // may_answer: each source a service must not answer, one field changed from a sample that it
 // may answer.
 TEST(NetMayAnswer, RefusesSourcesThatCouldStartALoopOrReflect) {
@@ -195,6 +228,60 @@ TEST(NetMayAnswer, RefusesSourcesThatCouldStartALoopOrReflect) {
   EXPECT_FALSE(answerable(net_test::udp6_tagged(),
                           [](Headers& h) { h.ipv6.set_source(afxdp::net::Ipv6Address{}); }));
   EXPECT_FALSE(answerable(net_test::arp(), unchanged));
+}
+
+// Issue 41 item 8: only the source was checked, so a query sent to a group (the subnet's
+// broadcast 198.18.0.255 from ff:ff:ff:ff:ff:ff, mDNS's 224.0.0.251 at 01:00:5e:00:00:fb) was
+// answered, which RFC 1122 forbids: every host on the link would answer one datagram.
+TEST(NetMayAnswer, RefusesAGroupOrBroadcastDestination) {
+  const auto answerable = [](net_test::Sample sample, auto change) {
+    Headers h = afxdp::net::parse(sample.frame);
+    change(h);
+    return afxdp::net::may_answer(h);
+  };
+  EXPECT_FALSE(answerable(net_test::udp4(), [](Headers& h) {
+    h.ethernet.set_destination(afxdp::MacAddress{0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
+    h.ipv4.set_destination(0xc61200ffU);  // 198.18.0.255: a broadcast only the netmask tells
+  }));
+  EXPECT_FALSE(answerable(net_test::udp4(), [](Headers& h) {
+    h.ethernet.set_destination(afxdp::MacAddress{0x01, 0, 0x5e, 0, 0, 0xfb});
+    h.ipv4.set_destination(0xe00000fbU);
+  }));
+  EXPECT_FALSE(answerable(net_test::udp6_tagged(), [](Headers& h) {
+    h.ethernet.set_destination(afxdp::MacAddress{0x33, 0x33, 0, 0, 0, 1});
+  }));
+  // The IP destination alone (a group datagram in a unicast frame) is refused too.
+  for (const std::uint32_t destination : {0xe00000fbU, 0xefffffffU, 0xffffffffU}) {
+    EXPECT_FALSE(
+        answerable(net_test::udp4(), [&](Headers& h) { h.ipv4.set_destination(destination); }))
+        << std::hex << destination;
+  }
+  EXPECT_TRUE(
+      answerable(net_test::udp4(), [](Headers& h) { h.ipv4.set_destination(0xdfffffffU); }));
+  EXPECT_FALSE(answerable(net_test::udp6_tagged(), [](Headers& h) {
+    afxdp::net::Ipv6Address group{};
+    group[0] = 0xff;
+    group[1] = 0x02;
+    group[15] = 0xfb;
+    h.ipv6.set_destination(group);
+  }));
+}
+
+// Issue 41 item 8: the refusal of source ports below 1024 kept a DNS server from answering
+// resolvers that query from port 53. The policy says how low a source port may be; the default
+// stays safe.
+TEST(NetMayAnswer, TheLowestSourcePortIsAPolicy) {
+  net_test::Sample sample = net_test::udp4();
+  Headers h = afxdp::net::parse(sample.frame);
+  h.udp.set_source_port(53);
+  EXPECT_FALSE(afxdp::net::may_answer(h));
+  EXPECT_FALSE(afxdp::net::may_answer(h, {}));
+  EXPECT_TRUE(afxdp::net::may_answer(h, {.lowest_source_port = 53}));
+  EXPECT_TRUE(afxdp::net::may_answer(h, {.lowest_source_port = 0}));
+  EXPECT_FALSE(afxdp::net::may_answer(h, {.lowest_source_port = 54}));
+  // The policy lowers no other refusal.
+  h.ipv4.set_source(h.ipv4.destination());
+  EXPECT_FALSE(afxdp::net::may_answer(h, {.lowest_source_port = 0}));
 }
 
 }  // namespace

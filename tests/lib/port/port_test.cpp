@@ -7,11 +7,13 @@
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
 
+#include <cerrno>
 #include <dirent.h>
 
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace {
@@ -71,6 +73,28 @@ TEST(PortOpen, RefusesNamingInterfaceQueueAndFieldAndLeavesNothing) {
     }
     EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(b)), 0U);
     EXPECT_EQ(open_fds(), fds);
+  }
+}
+
+// Issue 41 item 13: a queue another socket holds was refused as "bind(... queue 0): Device or
+// resource busy", no cause given. It says who holds it, and stays EBUSY (Port::open retries that).
+TEST(PortOpen, AQueueAnotherSocketHoldsIsRefusedSayingSo) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  Port first = Port::open(veth.b(), {.frames_per_queue = 256, .ring_size = 128});
+  try {
+    Port second = Port::open(veth.b(), {.frames_per_queue = 256,
+                                        .ring_size = 128,
+                                        .receive = false,  // no second program: the bind
+                                        .busy_retry = std::chrono::milliseconds(50)});
+    ADD_FAILURE() << "a second socket bound the same queue";
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code().value(), EBUSY) << e.what();
+    EXPECT_NE(std::string(e.what()).find("another AF_XDP socket, perhaps another process, is bound "
+                                         "to " +
+                                         veth.b() + " queue 0"),
+              std::string::npos)
+        << e.what();
   }
 }
 

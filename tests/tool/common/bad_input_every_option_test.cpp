@@ -193,7 +193,8 @@ std::vector<Row> dump_rows(const std::string& i) {
       {"--queue", {s, "-i", i, "-q", "3", "-w", file}, {"queue 3", i}},
       {"--queue", {s, "-i", i, "-q", "x", "-w", file}, {"--queue", "x"}},
       {"--write", {s, "-i", i}, {"--write", "required"}},
-      // Set up (socket, program) before the file is opened: all of it must be gone again.
+      // The file is opened before the socket and the program (issue 41 item 11): neither is
+      // left when it cannot be.
       {"--write", {s, "-i", i, "-w", file, "-C", "1"}, {file, "No such file"}},
       {"--count", {s, "-i", i, "-w", file, "--count=-1"}, {"--count", "-1"}},
       {"--count", {s, "-i", i, "-w", file, "-C", "abc"}, {"--count", "abc"}},
@@ -287,6 +288,15 @@ std::vector<Row> udp_echo_rows() {
       {"--listen", {s, "--listen", "1.2.3.4"}, {"--listen", "1.2.3.4"}},
       {"--listen", {s, "--listen", "192.0.2.99:7"}, {"192.0.2.99:7", "Cannot assign"}},
       {"--count", {s, "--listen", "127.0.0.1:7", "-C", "-1"}, {"--count", "-1"}},
+      {"--per-source-rate",
+       {s, "--listen", "127.0.0.1:7", "--per-source-rate", "-1"},
+       {"--per-source-rate", "-1"}},
+      {"--per-source-rate",
+       {s, "--listen", "127.0.0.1:7", "--per-source-rate", "nan"},
+       {"--per-source-rate", "nan"}},
+      {"--per-source-rate",
+       {s, "--listen", "127.0.0.1:7", "--per-source-rate", "1000001"},
+       {"--per-source-rate", "1000001"}},
       {"", {s, "--listen", "127.0.0.1:7", "--bogus"}, {"--bogus"}},
   };
 }

@@ -130,19 +130,70 @@ TEST_F(Dump, AFailedSetUpLeavesAnExistingCaptureAlone) {
   EXPECT_EQ(std::filesystem::file_size(path_), old.size());
 }
 
-// Issue 17 item 3: the output used to be opened after the program was attached, with SIGINT
-// and SIGTERM blocked: a FIFO without a reader hung there, the queue's frames went nowhere and
-// Ctrl-C did nothing. Now nothing is attached while it waits, and SIGINT ends it.
-TEST_F(Dump, AFifoWithoutAReaderWaitsWithNothingAttachedAndSigintEndsIt) {
+// Issue 17 item 3 and issue 41 item 11: a FIFO planted as the capture blocked dump in open()
+// (first before attaching, and with the program attached when it was planted between dump's
+// stat() and its late open). The capture is a regular file or standard output: a FIFO is refused
+// in one line, without blocking, with nothing attached.
+TEST_F(Dump, AFifoIsRefusedWithoutBlockingAndNothingAttached) {
   ASSERT_EQ(::mkfifo(path_.c_str(), 0600), 0);
-  // Started with SIGINT and SIGTERM held, as start_tool and afxdp-demo start it: dump must take
-  // them over before open() blocks, or the SIGINT stays pending for good.
   afxdp::test::Child tool = afxdp::test::start_tool({"dump", "-i", veth_->b(), "-w", path_});
-  std::this_thread::sleep_for(500ms);  // long enough to have attached, had it gone on
+  if (!tool.exited(3000)) tool.signal(SIGKILL);
+  const afxdp::test::ToolResult r = afxdp::test::wait_for(tool, 3000);
+  EXPECT_EQ(r.exit_code, 1) << "blocked, or not refused: " << r.err;
+  EXPECT_EQ(afxdp::test::lines_of(r.err).size(), 1U) << r.err;
+  EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
   EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth_->b())), 0U);
-  tool.signal(SIGINT);
-  ASSERT_TRUE(tool.exited(3000)) << "SIGINT did not end it within 3 s";  // else killed when done
-  EXPECT_EQ(tool.wait(1000), 0) << tool.err();
+}
+
+// Issue 41 item 11: dump, run as root, followed a symlink planted at the capture's path and
+// truncated its target. Now the path is opened without following a symlink, and a file with
+// another hard link (planted the same way) is refused too: one line, the target untouched.
+TEST_F(Dump, APlantedLinkIsRefusedAndItsTargetLeftAlone) {
+  const std::string target = path_ + ".target";
+  const std::string content = "a file root can write, which the planter cannot";
+  for (const bool symbolic : {true, false}) {
+    SCOPED_TRACE(symbolic ? "symlink" : "hard link");
+    {
+      std::ofstream f(target, std::ios::binary);
+      f << content;
+    }
+    if (symbolic) {
+      std::filesystem::create_symlink(target, path_);
+    } else {
+      std::filesystem::create_hard_link(target, path_);
+    }
+    afxdp::test::Child tool =
+        afxdp::test::start_tool({"dump", "-i", veth_->b(), "-w", path_, "-C", "1"});
+    for (std::uint32_t sequence = 0; !tool.exited(10) && sequence < 500; ++sequence) {
+      send(sequence);
+    }
+    if (!tool.exited(1000)) tool.signal(SIGKILL);
+    const afxdp::test::ToolResult r = afxdp::test::wait_for(tool, 3000);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(afxdp::test::lines_of(r.err).size(), 1U) << r.err;
+    EXPECT_NE(r.err.find(path_), std::string::npos) << r.err;
+    std::ifstream f(target, std::ios::binary);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(f), {}), content);
+    EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth_->b())), 0U);
+    std::filesystem::remove(path_);
+    std::filesystem::remove(target);
+  }
+}
+
+// Issue 41 item 11: a new capture was created 0644, traffic readable by every user.
+TEST_F(Dump, ANewCaptureIsReadableByItsOwnerOnly) {
+  afxdp::test::Child tool =
+      afxdp::test::start_tool({"dump", "-i", veth_->b(), "-w", path_, "-C", "1"});
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  for (std::uint32_t sequence = 0; !tool.exited(2) && std::chrono::steady_clock::now() < deadline;
+       ++sequence) {
+    send(sequence);
+  }
+  ASSERT_EQ(tool.wait(0), 0) << tool.err();
+  struct stat st {};
+  ASSERT_EQ(::stat(path_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600U) << std::oct << (st.st_mode & 07777);
+  EXPECT_EQ(afxdp::tool::read_pcap(path_).size(), 1U);
 }
 
 // ... and `-w -` into a reader that goes away: the summary and one error line, an ordinary
@@ -170,7 +221,7 @@ TEST_F(Dump, AReaderThatGoesAwayGetsTheSummaryNotSigpipe) {
 // lost; dump's own frame account closes (it exits non-zero otherwise).
 TEST_F(Dump, UnderLoadCountsEveryFrame) {
   afxdp::test::quiet_ipv6();
-  afxdp::test::Child dump = afxdp::test::start_tool({"dump", "-i", veth_->b(), "-w", "/dev/null"});
+  afxdp::test::Child dump = afxdp::test::start_tool({"dump", "-i", veth_->b(), "-w", path_});
   const unsigned a = afxdp::interface_index(veth_->a()), b = afxdp::interface_index(veth_->b());
   for (int i = 0; i < 2000 && afxdp::attached_xdp_program(b) == 0; ++i) {
     std::this_thread::sleep_for(5ms);

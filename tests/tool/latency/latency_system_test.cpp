@@ -11,7 +11,11 @@
 #include <lab.hpp>
 
 #include <arpa/inet.h>
+#include <array>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <poll.h>
@@ -266,6 +270,90 @@ TEST(Latency, ThroughUdpEchoEveryProbeCounted) {
   const ToolResult stopped = wait_for(echo, 30000);
   EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
   EXPECT_NE(stopped.err.find("udp-echo: "), std::string::npos) << stopped.err;
+}
+
+// What a udp-echo said it echoed ("udp-echo: N datagrams echoed on ..."), or -1.
+long long echoed_count(const std::string& err) {
+  const std::size_t at = err.find("udp-echo: ");
+  long long n = -1;
+  if (at == std::string::npos || std::sscanf(err.c_str() + at, "udp-echo: %lld", &n) != 1) {
+    return -1;
+  }
+  return n;
+}
+
+// One UDP datagram from `source` to `destination` (host order), both port `port`, through a raw
+// socket: the source is whatever the test says, as a spoofer's would be.
+void send_spoofed(std::uint32_t source, std::uint32_t destination, std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);  // IP_HDRINCL
+  ASSERT_GE(fd, 0) << std::strerror(errno);
+  std::array<unsigned char, 32> p{};
+  const auto put16 = [&](std::size_t at, unsigned v) {
+    p[at] = static_cast<unsigned char>(v >> 8);
+    p[at + 1] = static_cast<unsigned char>(v);
+  };
+  const auto put32 = [&](std::size_t at, std::uint32_t v) {
+    put16(at, v >> 16);
+    put16(at + 2, v & 0xffffU);
+  };
+  p[0] = 0x45;
+  put16(2, p.size());
+  p[8] = 64;
+  p[9] = IPPROTO_UDP;  // checksum and id: the kernel's
+  put32(12, source);
+  put32(16, destination);
+  put16(20, port);
+  put16(22, port);
+  put16(24, 12);
+  std::memcpy(&p[28], "loop", 4);  // UDP checksum 0: none
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = htonl(destination);
+  ASSERT_EQ(::sendto(fd, p.data(), p.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to),
+            static_cast<ssize_t>(p.size()))
+      << std::strerror(errno);
+  ::close(fd);
+}
+
+// Issue 41 item 12: two reflectors, one spoofed datagram from the one to the other, and they
+// answered each other for as long as they ran (94,936 echoes in 2 s). The per-source rate empties
+// a bucket, one echo is not sent, and the exchange ends: a bounded number of echoes, then silence.
+TEST(UdpEcho, TwoReflectorsAndOneSpoofedDatagramStop) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  Child far = start_tool({"udp-echo", "--listen", "0.0.0.0:7007"}, {"unshare", "-n"});
+  ASSERT_TRUE(in_other_namespace(far.pid())) << far.err();
+  const std::string pid = std::to_string(far.pid());
+  afxdp::lab::run({"ip", "link", "set", veth.b(), "netns", pid});
+  afxdp::lab::run(
+      {"nsenter", "-t", pid, "-n", "ip", "addr", "add", "10.202.0.2/24", "dev", veth.b()});
+  afxdp::lab::run({"nsenter", "-t", pid, "-n", "ip", "link", "set", veth.b(), "up"});
+  afxdp::lab::run({"ip", "addr", "add", "10.202.0.1/24", "dev", veth.a()});
+  ASSERT_TRUE(echoes("10.202.0.2", 7007));  // ARP both ways resolved, the far one listening
+  Child near = start_tool({"udp-echo", "--listen", "10.202.0.1:7007"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // bound
+  ASSERT_FALSE(near.exited(0)) << near.err();
+
+  send_spoofed(0x0aca0001U, 0x0aca0002U, 7007);  // 10.202.0.1:7007 -> 10.202.0.2:7007
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const std::uint64_t before = afxdp::test::interface_counter(veth.a(), "rx_packets");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const std::uint64_t after = afxdp::test::interface_counter(veth.a(), "rx_packets");
+  EXPECT_LE(after - before, 2U) << "still bouncing after 1.5 s";
+
+  near.terminate();
+  far.terminate();
+  const ToolResult near_end = wait_for(near, 30000);
+  const ToolResult far_end = wait_for(far, 30000);
+  EXPECT_EQ(near_end.exit_code, 0) << near_end.err;
+  EXPECT_EQ(far_end.exit_code, 0) << far_end.err;
+  const long long n = echoed_count(near_end.err), f = echoed_count(far_end.err);
+  ASSERT_GE(n, 0) << near_end.err;
+  ASSERT_GE(f, 0) << far_end.err;
+  // A burst of a tenth of the default 1,000 a second, and what refills while it drains.
+  EXPECT_LT(n + f, 1000) << near_end.err << far_end.err;
+  EXPECT_NE(far_end.err.find("over the per-source rate"), std::string::npos) << far_end.err;
 }
 
 }  // namespace

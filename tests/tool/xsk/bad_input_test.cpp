@@ -65,6 +65,10 @@ TEST(ToolBadInput, OneLineNonZeroExitNothingAttached) {
       {{"rxdrop", "-i", "B", "--user", "4294967295", "-d", "1"}, {"--user", "4294967295"}},
       {{"rxdrop", "-i", "B", "--group", "4294967295", "-d", "1"}, {"--group", "4294967295"}},
       {{"l2fwd", "-i", "B", "--ring-size", "1000", "-d", "1"}, {"--ring-size", "1000"}, 2},
+      // Issue 41 item 13: `-w ''` was a failure running (exit 1), not a command line refused.
+      {{"dump", "-i", "B", "-w", ""}, {"-w", "empty path"}, 2},
+      // ... and an empty interface name was shown as nothing: "interface  does not exist".
+      {{"rxdrop", "-i", "", "-d", "1"}, {"interface '' does not exist"}},
   };
   const unsigned b_index = afxdp::interface_index(veth.b());
   for (const BadRun& run : runs) {

@@ -70,6 +70,23 @@ PcapWriter::PcapWriter(const std::string& path, std::uint32_t snaplen)
   }
 }
 
+PcapWriter::PcapWriter(std::FILE* file, const std::string& path, std::uint32_t snaplen)
+    : path_(path), snaplen_(snaplen) {
+  pcap_ = pcap_open_dead(DLT_EN10MB, static_cast<int>(snaplen));
+  if (pcap_ == nullptr) {
+    std::fclose(file);
+    throw std::runtime_error("pcap_open_dead failed");
+  }
+  dumper_ = pcap_dump_fopen(pcap_, file);
+  if (dumper_ == nullptr) {
+    const std::string error = pcap_geterr(pcap_);
+    std::fclose(file);
+    pcap_close(pcap_);
+    pcap_ = nullptr;
+    throw std::runtime_error(path + ": " + error);
+  }
+}
+
 PcapWriter::~PcapWriter() {
   try {
     close();

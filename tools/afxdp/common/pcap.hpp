@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <span>
 #include <string>
@@ -62,6 +63,9 @@ class PcapWriter {
  public:
   // Throws std::runtime_error naming the file when it cannot be created.
   explicit PcapWriter(const std::string& path, std::uint32_t snaplen = 65535);
+  // To `file`, opened by the caller (how it was opened is the caller's policy), named `path` in
+  // messages; the writer owns it from here, closed even when this throws.
+  PcapWriter(std::FILE* file, const std::string& path, std::uint32_t snaplen = 65535);
   PcapWriter(const PcapWriter&) = delete;
   PcapWriter& operator=(const PcapWriter&) = delete;
   ~PcapWriter();  // close() unless done; errors are lost there, so call close() yourself

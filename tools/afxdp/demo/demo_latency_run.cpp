@@ -59,7 +59,9 @@ std::unique_ptr<Child> start_xsk_reflector(const LatencyRow& row, const LatencyR
 // udp-echo ends.
 std::unique_ptr<Child> start_udp_reflector(const LatencyRun& run, const lab::VethPair& veth) {
   auto echo = std::make_unique<Child>(
-      std::vector<std::string>{"udp-echo", "--listen", "0.0.0.0:7"}, run.tool,
+      std::vector<std::string>{"udp-echo", "--listen", "0.0.0.0:7", "--per-source-rate",
+                               "1000000"},  // its probes are one source: no limit below theirs
+      run.tool,
       std::vector<std::string>{"taskset", "-c", std::to_string(run.cpus.app), "unshare", "-n"});
   // unshare runs udp-echo in its own process: wait until the namespace is there.
   const std::string own = "/proc/self/ns/net";

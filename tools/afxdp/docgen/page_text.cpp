@@ -58,7 +58,10 @@ Texts tool_texts() {
          {"afxdp rxq-info --help", "List the options."}}}},
       {"dump",
        {"Captures what arrives on one rx queue through AF_XDP into a pcap file (or standard "
-        "output): frames redirected to the socket do not reach the kernel's stack.",
+        "output): frames redirected to the socket do not reach the kernel's stack. The file is "
+        "opened before anything is attached, never through a symlink, and created readable by "
+        "its owner alone (0600); anything but a regular file with one link is refused (for a "
+        "pipe: -w -).",
         {{"afxdp dump -i eth1 -q 0 -w rx.pcap -C 1000", "The next 1000 frames of queue 0."},
          {"afxdp dump -i eth1 -w - | tcpdump -r -", "Read them live with tcpdump."}}}},
   };
@@ -76,7 +79,10 @@ Texts measure_texts() {
           "Through afxdp udp-echo listening on 10.9.0.2 port 7."}}}},
       {"udp-echo",
        {"Sends every UDP datagram back to its sender through a blocking kernel socket: the "
-        "kernel-socket reflector that afxdp latency --udp measures against.",
+        "kernel-socket reflector that afxdp latency --udp measures against. It does not answer "
+        "source ports below 1024, this host's own addresses, loopback, broadcast or multicast "
+        "sources, nor more than --per-source-rate datagrams a second to one source address, so "
+        "that a datagram spoofed between two reflectors stops bouncing.",
         {{"afxdp udp-echo --listen 0.0.0.0:7", "Echo on port 7 of every address."}}}},
       {"demo",
        {"Makes a private network namespace and veth pair, drives traffic with afxdp gen, measures "

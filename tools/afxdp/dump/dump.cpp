@@ -9,14 +9,19 @@
 
 #include <afxdp/port.hpp>
 #include <afxdp/run.hpp>
+#include <afxdp/unique_fd.hpp>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <fcntl.h>
 #include <optional>
 #include <poll.h>
 #include <stdexcept>
 #include <sys/stat.h>
+#include <system_error>
+#include <unistd.h>
 
 namespace afxdp::tool {
 
@@ -106,7 +111,10 @@ CLI::App* add_dump_options(CLI::App& parent, DumpOptions& o) {
       "-F,--frags", o.frags,
       "multi-buffer (XDP_USE_SG, Linux 6.6+): packets larger than a frame, one record each");
   add_steer_option(*app, o.steer_texts);
-  finish_after_parsing(*app, [&o] { o.steer = parse_steer(o.steer_texts); });
+  finish_after_parsing(*app, [&o] {
+    require(!o.file.empty(), "-w: an empty path; name a file, or - for standard output");
+    o.steer = parse_steer(o.steer_texts);
+  });
   return app;
 }
 
@@ -116,12 +124,58 @@ Subcommand add_dump_subcommand(CLI::App& parent) {
 
 namespace {
 
-// Standard output or a FIFO: opened before the port (a FIFO blocks until a reader comes, and
-// meanwhile nothing is attached and SIGINT ends the wait). A regular file is created
-// only once the port is open, so a set-up that fails leaves an existing capture as it was.
-bool opens_before_port(const std::string& file) {
+// The capture file, opened once and before the port, as root may run it in a directory others
+// write to: a symlink planted at PATH is not followed (O_NOFOLLOW), a new file is the owner's
+// alone (0600: traffic), an existing one is not truncated yet (a set-up that fails leaves an
+// earlier capture as it was), and a FIFO does not block (O_NONBLOCK: no reader is ENXIO).
+// Then the descriptor, not the path, decides: a regular file with no other link, or refused.
+UniqueFd open_capture(const std::string& path) {
+  const int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int error = errno;
+    if (error == ELOOP) {
+      throw std::runtime_error("-w " + path + ": a symbolic link, which dump does not follow");
+    }
+    if (error == ENXIO) {
+      throw std::runtime_error("-w " + path +
+                               ": not a regular file (a FIFO); for a pipe, use -w - | ...");
+    }
+    throw std::system_error(error, std::generic_category(), "-w " + path);
+  }
+  UniqueFd file = UniqueFd::adopt(fd, "open");
   struct stat st {};
-  return file == "-" || (::stat(file.c_str(), &st) == 0 && S_ISFIFO(st.st_mode));
+  if (::fstat(file.get(), &st) != 0) {
+    throw std::system_error(errno, std::generic_category(), "fstat of -w " + path);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    throw std::runtime_error("-w " + path + ": not a regular file" +
+                             (S_ISFIFO(st.st_mode) ? " (a FIFO); for a pipe, use -w - | ..." : ""));
+  }
+  if (st.st_nlink > 1) {
+    throw std::runtime_error("-w " + path + ": a file with other hard links, left alone");
+  }
+  if (::fcntl(file.get(), F_SETFL, 0) != 0) {  // blocking writes from here
+    throw std::system_error(errno, std::generic_category(), "fcntl(F_SETFL) on -w " + path);
+  }
+  return file;
+}
+
+// The capture's file emptied, now that the port is open, as a stream for the writer.
+std::FILE* start_capture(const UniqueFd& file, const std::string& path) {
+  if (::ftruncate(file.get(), 0) != 0) {
+    throw std::system_error(errno, std::generic_category(), "ftruncate of -w " + path);
+  }
+  // The stream owns a duplicate; `file` closes the original.
+  const int copy = ::fcntl(file.get(), F_DUPFD_CLOEXEC, 0);
+  if (copy < 0) throw std::system_error(errno, std::generic_category(), "dup of -w " + path);
+  std::FILE* stream = ::fdopen(copy, "wb");
+  if (stream == nullptr) {
+    const int error = errno;
+    ::close(copy);
+    throw std::system_error(error, std::generic_category(), "fdopen of -w " + path);
+  }
+  return stream;
 }
 
 Port open_port(const DumpOptions& o) {
@@ -146,22 +200,18 @@ int run_dump(const DumpOptions& o) {
   // A reader that goes away is a write error (EPIPE), reported with the summary, not a silent
   // death by SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
-  // From here SIGINT/SIGTERM end the capture, which then closes the file; taken over before a
-  // FIFO's open() blocks, so that one held pending by our parent (or sent while no reader comes)
-  // interrupts it (EINTR) instead of staying blocked with it.
+  // From here SIGINT/SIGTERM end the capture, which then closes the file.
   const SignalStop signals;
   std::optional<PcapWriter> writer;
-  if (opens_before_port(o.file)) {
-    try {
-      if (signals.requested()) return 0;
-      writer.emplace(o.file);
-    } catch (const std::runtime_error&) {
-      if (signals.requested()) return 0;  // stopped while waiting for a reader: nothing to say
-      throw;
-    }
+  std::optional<UniqueFd> file;
+  if (o.file == "-") {
+    writer.emplace("-");
+  } else {
+    file.emplace(open_capture(o.file));
   }
   Port port = open_port(o);
-  if (!writer) writer.emplace(o.file);
+  if (!writer) writer.emplace(start_capture(*file, o.file), o.file);
+  file.reset();
   Queue& queue = port.queues().front();
   const std::string write_error = capture(queue, *writer, o, signals);
   print_summary(queue, *writer, o);
