@@ -2,6 +2,8 @@
 #include <afxdp/net/headers.hpp>
 
 #include <arpa/inet.h>
+
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -74,13 +76,27 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const Token& token, const std::string& why) const {
-    throw std::invalid_argument("match \"" + std::string(expression_) + "\": '" +
-                                std::string(token.text) + "' at " + std::to_string(token.position) +
+    throw std::invalid_argument("match \"" + around(token.position - 1) + "\": '" +
+                                shortened(token.text) + "' at " + std::to_string(token.position) +
                                 ": " + why);
   }
   [[noreturn]] void fail_end(const std::string& why) const {
-    throw std::invalid_argument("match \"" + std::string(expression_) + "\": end of input at " +
+    throw std::invalid_argument("match \"" + around(expression_.size()) + "\": end of input at " +
                                 std::to_string(expression_.size() + 1) + ": " + why);
+  }
+  // The expression, or for a long one the part around `at` (0-based): an error names the word and
+  // its surroundings, not 100 KB of rules.
+  [[nodiscard]] std::string around(std::size_t at) const {
+    constexpr std::size_t whole = 120, side = 40;
+    if (expression_.size() <= whole) return std::string(expression_);
+    const std::size_t from = at > side ? at - side : 0;
+    const std::size_t to = std::min(expression_.size(), at + side);
+    return (from > 0 ? "..." : "") + std::string(expression_.substr(from, to - from)) +
+           (to < expression_.size() ? "..." : "");
+  }
+  [[nodiscard]] static std::string shortened(std::string_view word) {
+    constexpr std::size_t most = 40;
+    return word.size() <= most ? std::string(word) : std::string(word.substr(0, most)) + "...";
   }
   [[nodiscard]] bool at_end() const { return next_ >= tokens_.size(); }
   [[nodiscard]] std::string_view peek() const {

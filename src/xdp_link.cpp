@@ -7,6 +7,8 @@
 #include <linux/if_link.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 namespace afxdp {
 namespace {
 
@@ -80,8 +82,13 @@ XdpLink::XdpLink(std::string_view interface, int program_fd, const XdpLinkConfig
   options.flags = mode_flags(config.mode);
   const int link = bpf_link_create(program_fd, static_cast<int>(ifindex_), BPF_XDP, &options);
   if (link < 0) {
-    throw_errno(-link,
-                "attach XDP program to " + interface_ + " in " + mode_name(config.mode) + " mode");
+    // A driver without native XDP (lo, a bridge, a tunnel) says only EOPNOTSUPP: say what works.
+    const bool no_native = -link == EOPNOTSUPP && config.mode == AttachMode::native;
+    throw_errno(-link, "attach XDP program to " + interface_ + " in " + mode_name(config.mode) +
+                           " mode" +
+                           (no_native ? " (its driver has no native XDP; skb mode, the kernel's "
+                                        "generic XDP, works on every interface)"
+                                      : ""));
   }
   link_ = UniqueFd::adopt(link, "bpf_link_create");
 

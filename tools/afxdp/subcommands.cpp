@@ -11,11 +11,27 @@
 #include "xsk/rxdrop.hpp"
 #include "xsk/txpush.hpp"
 
+#include <afxdp/xdp_link.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
 
 namespace afxdp::tool {
+namespace {
+
+std::string in_tool_words(const XdpAttachConflict& conflict) {
+  // The library's advice names its own fields (XdpLinkConfig::replace, ...), which no subcommand
+  // has; the benchmarks, which have --force, say so themselves before this (xsk_run.cpp).
+  std::string what = conflict.what();
+  if (const auto advice = what.find("; detach it, or ask to replace it");
+      advice != std::string::npos) {
+    what = what.substr(0, advice) + "; detach it first";
+  }
+  return what;
+}
+
+}  // namespace
 
 std::vector<Subcommand> add_all_subcommands(CLI::App& app) {
   std::vector<Subcommand> subcommands;
@@ -63,6 +79,9 @@ int parse_and_run(CLI::App& app, const std::vector<Subcommand>& subcommands,
     // The library refused a value from the command line (a queue the interface lacks).
     std::fprintf(stderr, "afxdp: %s\n", in_flags(e).c_str());
     return 2;
+  } catch (const XdpAttachConflict& e) {
+    std::fprintf(stderr, "afxdp: %s\n", in_tool_words(e).c_str());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "afxdp: %s\n", e.what());
     return 1;

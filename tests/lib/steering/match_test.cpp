@@ -290,3 +290,34 @@ TEST(SteerConfig, NeedsTheEmbeddedProgramAndReceiving) {
 }
 
 }  // namespace
+
+namespace {
+
+// What parse said of `expression`; "" when it took it.
+std::string refusal_of(const std::string& expression) {
+  try {
+    afxdp::Match::parse(expression);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// A long expression's error names the word and its surroundings, not the whole expression
+// (issue 41: a --steer error repeated 100 KB of rules); a short one is shown whole, as before.
+TEST(Match, ALongExpressionsErrorShowsTheWordAndItsSurroundings) {
+  std::string rules;
+  while (rules.size() < 100000) rules += "udp dst port 53 or ";
+  const std::string bad = rules + "udp dst port banana or " + rules + "udp dst port 1";
+  const std::string why = refusal_of(bad);
+  ASSERT_FALSE(why.empty());
+  EXPECT_LT(why.size(), 300U) << why.substr(0, 400);
+  EXPECT_NE(why.find("'banana' at " + std::to_string(rules.size() + 14)), std::string::npos) << why;
+  EXPECT_NE(why.find("..."), std::string::npos) << why;
+  const std::string huge_word = refusal_of(std::string(5000, 'x'));
+  EXPECT_LT(huge_word.size(), 300U) << huge_word.substr(0, 400);
+  const std::string short_one = refusal_of("udp dst port banana");
+  EXPECT_NE(short_one.find("\"udp dst port banana\""), std::string::npos) << short_one;
+}

@@ -113,3 +113,23 @@ TEST(XdpLink, MissingInterfaceIsNamed) {
 }
 
 }  // namespace
+
+namespace {
+
+// Native attach on an interface whose driver has no native XDP (lo: issue 41) names the way that
+// works instead of a bare "Operation not supported".
+TEST(XdpLink, NativeWithoutDriverSupportSaysSkbModeWorks) {
+  AFXDP_REQUIRE_SYSTEM();
+  const afxdp::UniqueFd program = afxdp::test::load_pass_program();
+  try {
+    const afxdp::XdpLink link("lo", program.get(), {.mode = afxdp::AttachMode::native});
+    ADD_FAILURE() << "lo took a native XDP program";
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code().value(), EOPNOTSUPP) << e.what();
+    EXPECT_TRUE(mentions(e.what(), "no native XDP")) << e.what();
+    EXPECT_TRUE(mentions(e.what(), "skb mode")) << e.what();
+  }
+  EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index("lo")), 0U);
+}
+
+}  // namespace

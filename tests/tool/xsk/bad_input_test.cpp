@@ -7,7 +7,10 @@
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 
 namespace {
 
@@ -105,6 +108,25 @@ TEST(ToolBadInput, AnotherProgramIsNotReplacedWithoutForce) {
     }
   }
   EXPECT_EQ(afxdp::attached_xdp_program(b_index), 0U);
+}
+
+// A subcommand without --force names no library field in its refusal (issue 41: the set-up
+// failure said "XdpLinkConfig::replace, XskProgramConfig::replace, PortConfig::replace_program").
+TEST(ToolBadInput, AnotherProgramIsRefusedInTheToolsWords) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const unsigned b_index = afxdp::interface_index(veth.b());
+  afxdp::XskProgram other({.interface = veth.b(), .mode = afxdp::AttachMode::native});
+  const std::string capture = "/tmp/afxdp-conflict-" + std::to_string(::getpid()) + ".pcap";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"rxq-info", "-i", veth.b(), "-d", "1"},
+        std::vector<std::string>{"dump", "-i", veth.b(), "-w", capture, "-C", "1"}}) {
+    expect_one_line_failure(args, {"already attached", veth.b(), "detach it first"}, args[0]);
+    const auto result = afxdp::test::run_tool(args);
+    EXPECT_EQ(result.err.find("::"), std::string::npos) << result.err;
+    EXPECT_EQ(afxdp::attached_xdp_program(b_index), other.program_id());
+  }
+  std::remove(capture.c_str());
 }
 
 }  // namespace

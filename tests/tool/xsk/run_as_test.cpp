@@ -26,4 +26,14 @@ TEST(RunAs, NumbersAreTaken) {
   EXPECT_EQ(resolve_run_as("4294967294", "").uid, 4294967294U);
 }
 
+// --user root (or 0) keeps uid 0: said in a line (issue 41: it ran as root without a word).
+TEST(RunAs, RootIsSaid) {
+  const std::string note = afxdp::tool::root_note("0", resolve_run_as("0", ""));
+  EXPECT_NE(note.find("uid 0"), std::string::npos) << note;
+  EXPECT_NE(note.find("--user 0"), std::string::npos) << note;
+  EXPECT_NE(afxdp::tool::root_note("root", {0, 0}), "");
+  EXPECT_EQ(afxdp::tool::root_note("1234", resolve_run_as("1234", "")), "");
+  EXPECT_EQ(afxdp::tool::root_note("", {0, 0}), "") << "no --user: nobody is the default";
+}
+
 }  // namespace

@@ -103,6 +103,13 @@ RunAs resolve_run_as(const std::string& user, const std::string& group) {
   return who;
 }
 
+std::string root_note(const std::string& user, const RunAs& who) {
+  if (user.empty() || who.uid != 0) return "";
+  return "--user " + user +
+         " is uid 0: every capability is dropped, but what root owns stays writable; name an "
+         "unprivileged user to drop that too";
+}
+
 void drop_privileges(const RunAs& who) {
   if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0)
     fail("prctl(PR_CAP_AMBIENT)");

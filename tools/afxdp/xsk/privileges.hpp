@@ -25,4 +25,8 @@ RunAs resolve_run_as(const std::string& user, const std::string& group);
 // Throws std::system_error naming the call that failed.
 void drop_privileges(const RunAs& who);
 
+// The line to say when --user names root (by name or as 0): the run keeps uid 0, with no
+// capability; "" otherwise. Pure.
+std::string root_note(const std::string& user, const RunAs& who);
+
 }  // namespace afxdp::tool

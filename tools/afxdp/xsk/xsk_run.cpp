@@ -209,6 +209,9 @@ struct BenchmarkRun::State {
     Port port = open_port(o);
     say_if_copy_mode(o, port);
     if (drop) drop_privileges(run_as);
+    if (const std::string note = root_note(o.user, run_as); drop && !note.empty()) {
+      std::fprintf(stderr, "afxdp: %s\n", note.c_str());
+    }
     return port;
   }
 
