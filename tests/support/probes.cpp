@@ -2,6 +2,8 @@
 
 #include "hugepages.hpp"
 
+#include <gen/live_refusal.hpp>  // the errors gen falls back on: one list
+
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 #include <net/if.h>
@@ -113,9 +115,7 @@ Facility simulated(std::string_view name, std::string_view words, Probe probe) {
 
 Facility live_frames_outcome(int error) {
   const std::string what = "BPF_PROG_TEST_RUN with XDP live frames";
-  if (error == EPERM || error == EINVAL || error == EOPNOTSUPP) {
-    return {false, what + ": " + error_text(error)};
-  }
+  if (tool::refuses_live_frames(error)) return {false, what + ": " + error_text(error)};
   if (error != 0) return {true, what + " not probed: " + error_text(error)};
   return {};
 }

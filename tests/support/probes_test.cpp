@@ -8,7 +8,8 @@ namespace afxdp::test {
 namespace {
 
 TEST(ProbeLiveFrames, RefusalsAreNamedSkips) {
-  for (const int error : {EPERM, EINVAL, EOPNOTSUPP}) {
+  // The same errors on which gen falls back (gen/live_refusal.hpp), ENOTSUPP (524) among them.
+  for (const int error : {EPERM, EACCES, EINVAL, EOPNOTSUPP, 524}) {
     const Facility f = live_frames_outcome(error);
     EXPECT_FALSE(f.available) << error;
     EXPECT_NE(f.why.find("BPF_PROG_TEST_RUN with XDP live frames: "), std::string::npos) << f.why;

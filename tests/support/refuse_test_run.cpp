@@ -16,6 +16,15 @@
 #include <cstdio>
 #include <cstring>
 
+// The architecture whose system call numbers the filter reads (SYS_bpf is this build's).
+#if defined(__x86_64__)
+constexpr unsigned this_arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr unsigned this_arch = AUDIT_ARCH_AARCH64;
+#else
+#error "refuse_test_run.cpp: add this architecture's AUDIT_ARCH_* value"
+#endif
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: refuse-test-run PROGRAM [ARGS...]\n");
@@ -24,7 +33,7 @@ int main(int argc, char** argv) {
   sock_filter filter[] = {
       // Another architecture's system call numbers mean other calls: let them through.
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, this_arch, 1, 0),
       BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_bpf, 0, 3),

@@ -80,7 +80,7 @@ TEST(DemoSystem, OnAKernelRefusingLiveFramesEveryCellRunsOnXsk) {
   EXPECT_EQ(run_and_check_cells({"demo", "--json", "-d", "1", "--mode", "native", "--cores", "2",
                                  "--wait", "spin", "--benchmark", "xdp-drop", "--benchmark",
                                  "rxdrop", "--benchmark", "l2fwd", "--no-latency"},
-                                false, afxdp::test::refuse_test_run(), "xsk"),
+                                true, afxdp::test::refuse_test_run(), "xsk"),
             3);
 }
 

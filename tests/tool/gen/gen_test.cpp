@@ -16,9 +16,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -186,11 +189,12 @@ TEST_P(GenEngine, RateSpacesEveryFrame) {
 // costs up to 25 ms of the kernel's own set-up when a virtual machine is busy.
 TEST(Gen, LowRateRunsStayShort) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::live_frames());  // a test run's length: live's alone
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const auto program = verdict_program(veth.b(), afxdp::XdpAction::drop);
-  const auto result =
-      afxdp::test::run_tool({"gen", "-i", veth.a(), "-C", "5", "--rate", "8", "--json"}, 30000);
+  const auto result = afxdp::test::run_tool(
+      {"gen", "--engine", "live", "-i", veth.a(), "-C", "5", "--rate", "8", "--json"}, 30000);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string summary = afxdp::test::last_line_with(result.out, "\"summary\"");
   const double longest = afxdp::test::json_number(summary, "longest_run_ms");
@@ -297,6 +301,40 @@ TEST(Gen, AutoFallsBackFromRefusedLiveFramesSayingSo) {
   EXPECT_NE(lines[0].find("XDP live frames"), std::string::npos) << lines[0];
   EXPECT_NE(lines[0].find("Operation not permitted"), std::string::npos) << lines[0];
   EXPECT_NE(lines[0].find("--engine xsk"), std::string::npos) << lines[0];
+}
+
+// SIGTERM ends a run without -C or -d at once, with the summary and exit 0, whichever engine.
+TEST_P(GenEngine, SigtermEndsTheRunWithItsSummary) {
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const auto program = verdict_program(veth.b(), afxdp::XdpAction::drop);
+  auto gen = start_tool(GenEngine::gen({"-i", veth.a(), "--json"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  gen.signal(SIGTERM);
+  EXPECT_EQ(gen.wait(10000), 0) << gen.err();
+  EXPECT_LT(gen.waited(), std::chrono::seconds(5));
+  EXPECT_NE(afxdp::test::last_line_with(gen.out(), "\"summary\""), "") << gen.out();
+}
+
+// auto where the kernel runs live frames but the veth peer takes none (no XDP program, no GRO
+// on it): one line saying so, then every frame through AF_XDP, exactly the count.
+TEST(Gen, AutoFallsBackWhenTheVethPeerTakesNoXdpFrames) {
+  AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::live_frames());
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  const std::uint64_t before = interface_counter(veth.b(), "rx_packets");
+  const auto result = afxdp::test::run_tool(
+      {"gen", "--engine", "auto", "-i", veth.a(), "-C", "1000", "--json", "-Q"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string summary = afxdp::test::last_line_with(result.out, "\"summary\"");
+  EXPECT_NE(summary.find("\"engine\":\"xsk\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"sent\":1000,"), std::string::npos) << summary;
+  const auto lines = afxdp::test::lines_of(result.err);
+  ASSERT_EQ(lines.size(), 1U) << result.err;
+  EXPECT_NE(lines[0].find("transmitted none"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("--engine xsk"), std::string::npos) << lines[0];
+  EXPECT_EQ(afxdp::test::wait_statistic(veth.b(), "rx_packets", before + 1000) - before, 1000U);
 }
 
 // auto where the kernel runs live frames: live, and nothing on stderr.

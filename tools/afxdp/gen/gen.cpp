@@ -124,22 +124,23 @@ struct PeerCheck {
 // frames on a fresh link (IPv6 router solicitations, MLD reports: a handful) count there too, so
 // "none" means fewer than 64 (or half of a short run). Not "fewer than half" of a long run: a
 // peer whose NAPI shares a busy CPU takes only a ring's worth (256) of a burst and drops the rest.
-void require_peer_takes_frames(const GenOptions& o, const PeerCheck& check, std::uint64_t sent) {
-  if (tx_packets(check.ifindex) - check.tx_before >= std::min<std::uint64_t>(64, sent / 2 + 1)) {
-    return;
-  }
+bool peer_takes_frames(const PeerCheck& check, std::uint64_t sent) {
+  return tx_packets(check.ifindex) - check.tx_before >= std::min<std::uint64_t>(64, sent / 2 + 1);
+}
+
+// Why the peer took none, with what would make it take them.
+std::string peer_refusal(const GenOptions& o, const PeerCheck& check, std::uint64_t sent) {
   const std::string what =
       "veth " + o.interface + " transmitted none of " + std::to_string(sent) + " frames: its peer";
   // Without the peer's name (not in this namespace) the advice names no interface either.
   if (!check.peer) {
-    throw std::runtime_error(what +
-                             " needs a native XDP program attached (e.g. afxdp "
-                             "rxq-info -a PASS on it) or GRO enabled on it");
+    return what +
+           " needs a native XDP program attached (e.g. afxdp rxq-info -a PASS on it) or GRO "
+           "enabled on it";
   }
   const std::string& who = *check.peer;
-  throw std::runtime_error(what + " " + who +
-                           " needs a native XDP program attached (e.g. afxdp rxq-info -i " + who +
-                           " -a PASS) or GRO enabled (ethtool -K " + who + " gro on)");
+  return what + " " + who + " needs a native XDP program attached (e.g. afxdp rxq-info -i " + who +
+         " -a PASS) or GRO enabled (ethtool -K " + who + " gro on)";
 }
 
 // A line per second: the rate since the last one and the total.
@@ -167,50 +168,63 @@ std::chrono::nanoseconds pause_until_due(const GenRun& run, Clock::time_point no
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::min(due, run.deadline) - now);
 }
 
-// auto, when the kernel refuses live frames: one line on stderr, then AF_XDP transmit.
-void say_fallback(const LiveRefused& refusal) {
+// auto, when live frames cannot serve: the one line on stderr that says why.
+void say_fallback(const std::string& why) {
   std::fprintf(stderr, "afxdp gen: %s: sending through AF_XDP instead (--engine xsk)\n",
-               refusal.what());
+               why.c_str());
+}
+
+// Then AF_XDP transmit, its clock started now (the socket's set-up is no time the frames were
+// due in).
+void fall_back(GenRun& run, const std::string& why, std::span<const std::uint8_t> frame,
+               unsigned ifindex) {
+  say_fallback(why);
+  run.probing = false;
+  run.source.emplace<XskSource>(run.o, frame, ifindex);
+  run.pace.start = run.last_report = Clock::now();
+  run.reported = run.pace.sent;
 }
 
 // One run of n frames through the engine; auto's first run falls back when refused.
-void send_run(GenRun& run, std::uint64_t n, std::span<const std::uint8_t> frame, unsigned ifindex) {
+void send_run(GenRun& run, std::uint64_t n, std::span<const std::uint8_t> frame, unsigned ifindex,
+              const SignalStop& stop) {
   if (auto* live = std::get_if<LiveSource>(&run.source)) {
     try {
-      live->send(n, run.pace);
+      run.pace.sent += live->send(n, run.pace, stop);
     } catch (const LiveRefused& refusal) {
       if (!run.probing) throw std::runtime_error(refusal.what());
-      run.probing = false;
-      say_fallback(refusal);
-      run.source.emplace<XskSource>(run.o, frame, ifindex);
-      return;  // nothing was sent: the loop asks again, of the new engine
+      fall_back(run, refusal.what(), frame, ifindex);  // nothing was sent: the loop asks again
+      return;
     }
     run.probing = false;
   } else {
-    std::get<XskSource>(run.source).send(n, run.pace);
+    run.pace.sent += std::get<XskSource>(run.source).send(n, run.pace, stop);
   }
-  run.pace.sent += n;
 }
 
 // Runs until -C, -d or SIGINT/SIGTERM.
 void send_until_done(GenRun& run, const PeerCheck& peer_check, std::span<const std::uint8_t> frame,
-                     unsigned ifindex) {
+                     unsigned ifindex, const SignalStop& stop) {
   const GenOptions& o = run.o;
-  // Blocked: a signal during a test run would end it with EINTR and lose the count it sent.
-  const SignalStop stop(SignalStop::Delivery::blocked);
   // Only the live engine's frames can vanish without a trace at a veth peer without NAPI; an
   // AF_XDP socket's go through the peer's ordinary receive path.
   bool unjudged = peer_check.veth;
   while (o.count == 0 || run.pace.sent < o.count) {
-    send_run(run, frames_for_next_run(run), frame, ifindex);
+    send_run(run, frames_for_next_run(run), frame, ifindex, stop);
     // Judged over the first half second (or the whole of a shorter run), not one test run: the
     // peer's NAPI is briefly gone while a program is attached to it (a benchmark starting just
     // after us), and every frame of a run in that moment is lost.
     if (unjudged && engine_of(run.source) == GenEngine::live &&
         (Clock::now() - run.pace.start >= peer_grace ||
          (o.count != 0 && run.pace.sent >= o.count))) {
-      require_peer_takes_frames(o, peer_check, run.pace.sent);
       unjudged = false;
+      if (!peer_takes_frames(peer_check, run.pace.sent)) {
+        const std::string why = peer_refusal(o, peer_check, run.pace.sent);
+        if (o.engine != GenEngine::automatic) throw std::runtime_error(why);
+        run.pace.sent = 0;  // none arrived: every frame goes again, through the socket
+        fall_back(run, why, frame, ifindex);
+        continue;
+      }
     }
     const auto now = Clock::now();
     report_progress(run, now);
@@ -219,17 +233,19 @@ void send_until_done(GenRun& run, const PeerCheck& peer_check, std::span<const s
   }
 }
 
-// The AF_XDP engine: every frame sent completed; those the interface dropped instead of
-// transmitting (its tx_dropped) are sent again, so that -C N puts N frames on the wire.
-void finish_xsk(GenRun& run) {
+// The AF_XDP engine: waits for every frame sent to complete. When -C was reached, the frames the
+// interface dropped instead of transmitting (its tx_dropped) are sent again, paced as the rest,
+// so that -C N puts N frames on the wire; a run ended by -d or a signal sends nothing more.
+void finish_xsk(GenRun& run, const SignalStop& stop) {
   auto* xsk = std::get_if<XskSource>(&run.source);
   if (xsk == nullptr) return;
+  const bool counted = run.o.count != 0 && run.pace.sent >= run.o.count;
   constexpr int rounds = 8;
   for (int i = 0; i < rounds; ++i) {
     const std::uint64_t dropped = xsk->finish() - run.dropped;
-    if (dropped == 0) return;
+    if (dropped == 0 || !counted || stop.requested()) return;
     run.dropped += dropped;
-    xsk->send(dropped, Pace{.rate = 0, .start = run.pace.start, .sent = 0});
+    xsk->send(dropped, Pace{.rate = run.o.rate, .start = Clock::now(), .sent = 0}, stop);
   }
   throw std::runtime_error(run.o.interface + ": dropped " + std::to_string(run.dropped) +
                            " frames on transmit, and kept dropping those sent again");
@@ -269,7 +285,7 @@ Source open_source(const GenOptions& o, std::span<const std::uint8_t> frame, uns
     return Source(std::in_place_type<LiveSource>, o, frame, ifindex);
   } catch (const LiveRefused& refusal) {
     if (o.engine == GenEngine::live) throw std::runtime_error(refusal.what());
-    say_fallback(refusal);
+    say_fallback(refusal.what());
     probing = false;
     return Source(std::in_place_type<XskSource>, o, frame, ifindex);
   }
@@ -371,8 +387,10 @@ int run_gen(const GenOptions& o) {
   Source source = open_source(o, frame, ifindex, probing);
   GenRun run(o, std::move(source));
   run.probing = probing;
-  send_until_done(run, peer_check, frame, ifindex);
-  finish_xsk(run);
+  // Blocked: a signal during a test run would end it with EINTR and lose the count it sent.
+  const SignalStop stop(SignalStop::Delivery::blocked);
+  send_until_done(run, peer_check, frame, ifindex, stop);
+  finish_xsk(run, stop);
   print_summary(run);
   return 0;
 }

@@ -1,6 +1,7 @@
 #include "gen/live_source.hpp"
 
 #include "common/skeleton.hpp"
+#include "gen/live_refusal.hpp"
 
 #include <afxdp/error.hpp>
 
@@ -42,13 +43,6 @@ double seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 using GenProgram = Skeleton<gen_tx, gen_tx__destroy>;
 
-// The errors with which a kernel says it will not run live frames at all (as opposed to a
-// failure of this run): not permitted (a policy), not known (before 5.18), not supported.
-bool is_refusal(int error) {
-  return error == EPERM || error == EACCES || error == EINVAL || error == EOPNOTSUPP ||
-         error == 524 /* ENOTSUPP, the kernel's own */;
-}
-
 }  // namespace
 
 struct LiveSource::State {
@@ -89,7 +83,7 @@ std::uint64_t LiveSource::next_run(const Pace& pace) const {
 
 Clock::duration LiveSource::longest_run() const noexcept { return state_->longest_run; }
 
-void LiveSource::send(std::uint64_t n, const Pace& pace) {
+std::uint64_t LiveSource::send(std::uint64_t n, const Pace& pace, const SignalStop& /*stop*/) {
   State& s = *state_;
   const auto run_start = Clock::now();
   bpf_test_run_opts opts{};
@@ -121,13 +115,14 @@ void LiveSource::send(std::uint64_t n, const Pace& pace) {
     const std::string what = "BPF_PROG_TEST_RUN (XDP live frames) on " + s.o.interface + ": " +
                              std::strerror(error) +
                              (error == EINVAL ? " (needs Linux 5.18 or later)" : "");
-    if (is_refusal(error)) throw LiveRefused(what);
+    if (refuses_live_frames(error)) throw LiveRefused(what);
     throw_errno(error, "BPF_PROG_TEST_RUN (XDP live frames) on " + s.o.interface);
   }
   if (pace.rate == 0) {
     const double took = seconds(Clock::now() - run_start);
     if (took > 0) s.chunk = std::max(first_chunk, frames_for_a_run(static_cast<double>(n) / took));
   }
+  return n;
 }
 
 }  // namespace afxdp::tool

@@ -8,6 +8,8 @@
 #include "gen/gen.hpp"
 #include "gen/pace.hpp"
 
+#include <afxdp/signal_stop.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -32,8 +34,9 @@ class LiveSource {
   LiveSource& operator=(LiveSource&&) = delete;
   ~LiveSource();
   // One test run of n frames, paced (the program waits for each frame's slot); the kernel has
-  // transmitted them when it returns. Throws LiveRefused when the kernel refuses the run.
-  void send(std::uint64_t n, const Pace& pace);
+  // transmitted them when it returns n. Throws LiveRefused when the kernel refuses the run. A
+  // stop signal waits for the run's end (the signals are blocked meanwhile: gen.cpp).
+  std::uint64_t send(std::uint64_t n, const Pace& pace, const SignalStop& stop);
   // Frames in the next run: a quarter of a second's worth.
   [[nodiscard]] std::uint64_t next_run(const Pace& pace) const;
   [[nodiscard]] std::chrono::steady_clock::duration longest_run() const noexcept;

@@ -20,6 +20,10 @@ using Clock = std::chrono::steady_clock;
 // report and signals that often.
 constexpr double call_seconds = 0.25;
 constexpr std::uint64_t first_call = 65536;
+constexpr std::uint64_t max_call = std::uint64_t{1} << 24;
+
+// A tx ring that takes no frame for this long (a link down, a driver stuck) ends gen with why.
+constexpr std::chrono::seconds stall_timeout{5};
 
 // How long a completion may take before gen gives up on the frames in flight (a link gone down).
 constexpr std::chrono::seconds drain_timeout{5};
@@ -45,6 +49,7 @@ struct XskSource::State {
   std::uint32_t length;
   unsigned ifindex;
   std::uint64_t tx_dropped_before;
+  double measured_rate = 0;  // frames per second of the last unpaced call: sizes the next
 };
 
 XskSource::XskSource(const GenOptions& o, std::span<const std::uint8_t> frame, unsigned ifindex) {
@@ -61,15 +66,18 @@ XskSource::XskSource(XskSource&&) noexcept = default;
 XskSource::~XskSource() = default;
 
 std::uint64_t XskSource::next_run(const Pace& pace) const {
-  if (pace.rate == 0) return first_call;
-  return std::max<std::uint64_t>(
-      1, static_cast<std::uint64_t>(static_cast<double>(pace.rate) * call_seconds));
+  const double rate = pace.rate > 0 ? static_cast<double>(pace.rate) : state_->measured_rate;
+  if (rate <= 0) return first_call;
+  return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(rate * call_seconds), 1, max_call);
 }
 
-void XskSource::send(std::uint64_t n, const Pace& pace) {
+std::uint64_t XskSource::send(std::uint64_t n, const Pace& pace, const SignalStop& stop) {
   State& s = *state_;
   const std::uint64_t batch = s.o.batch_size;
-  for (std::uint64_t done = 0; done < n;) {
+  const auto start = Clock::now();
+  auto progress = start;
+  std::uint64_t done = 0;
+  while (done < n) {
     std::uint64_t want = std::min(batch, n - done);
     if (pace.rate > 0) {
       // The frames due by now, at most a batch: a frame never leaves before its time.
@@ -77,7 +85,10 @@ void XskSource::send(std::uint64_t n, const Pace& pace) {
       const auto now = Clock::now();
       const auto due_at = pace.due(next);
       if (now < due_at) {
-        if (due_at - now > spin_below) std::this_thread::sleep_for(due_at - now - spin_below / 2);
+        if (due_at - now > spin_below) {
+          std::this_thread::sleep_for(due_at - now - spin_below / 2);
+          if (stop.requested()) break;
+        }
         continue;
       }
       const double elapsed = std::chrono::duration<double>(now - pace.start).count();
@@ -91,10 +102,26 @@ void XskSource::send(std::uint64_t n, const Pace& pace) {
     done += sent;
     // Paced: out now (the Queue would kick only once a few batches are on the ring).
     if (pace.rate > 0) s.q.flush();
-    // The ring or the pool is full: kick, collect completions, give the CPU away briefly.
-    if (sent < want) s.q.wait(std::chrono::nanoseconds::zero());
+    if (sent == want) {
+      progress = Clock::now();
+      continue;
+    }
+    // The ring or the pool is full: kick, collect completions, give the CPU away briefly. A
+    // link gone, or a ring that stopped moving, ends the run with why; so does a stop signal.
+    if (sent != 0) progress = Clock::now();
+    s.q.wait(std::chrono::nanoseconds::zero());
+    if (stop.requested()) break;
+    if (s.q.interface_gone() || Clock::now() - progress > stall_timeout) {
+      const std::string why = s.q.error() != 0 ? s.q.error_message()
+                                               : "no frame went out for " +
+                                                     std::to_string(stall_timeout.count()) + " s";
+      throw std::runtime_error(s.q.name() + ": " + why);
+    }
   }
   s.q.flush();
+  const double took = std::chrono::duration<double>(Clock::now() - start).count();
+  if (pace.rate == 0 && took > 0) s.measured_rate = static_cast<double>(done) / took;
+  return done;
 }
 
 std::uint64_t XskSource::finish() {

@@ -7,6 +7,8 @@
 #include "gen/gen.hpp"
 #include "gen/pace.hpp"
 
+#include <afxdp/signal_stop.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -21,12 +23,15 @@ class XskSource {
   XskSource& operator=(XskSource&&) = delete;
   ~XskSource();
   // Hands n frames to the tx ring, paced at the rate (frames leave when they are due, at most
-  // --batch-size at once), and kicks the kernel; returns when all n are on the ring.
-  void send(std::uint64_t n, const Pace& pace);
-  // Frames in the next call: about a quarter of a second's worth.
+  // --batch-size at once), and kicks the kernel; returns how many went, n unless a stop signal
+  // came first. Throws std::runtime_error naming the queue when the link is gone or no frame
+  // went out for 5 s.
+  std::uint64_t send(std::uint64_t n, const Pace& pace, const SignalStop& stop);
+  // Frames in the next call: about a quarter of a second's worth (at --rate, or at the rate of
+  // the last call).
   [[nodiscard]] std::uint64_t next_run(const Pace& pace) const;
-  // Waits until every frame sent is completed and returns how many of them the interface
-  // dropped instead of transmitting (its tx_dropped grew by that much since the start).
+  // Waits until every frame sent is completed and returns how many frames the interface dropped
+  // instead of transmitting since the start (its tx_dropped: every sender's on IF).
   std::uint64_t finish();
 
  private:
