@@ -4,6 +4,7 @@
 // full (the sender's kernel may have left a partial, offloaded one).
 //
 //   udp_service INTERFACE PORT     every rx queue, a thread each, until SIGINT or SIGTERM
+#include <afxdp/interface.hpp>
 #include <afxdp/match.hpp>
 #include <afxdp/net.hpp>
 #include <afxdp/port.hpp>
@@ -20,13 +21,14 @@ int main(int argc, char** argv) try {
     return 2;
   }
   const std::string flow = std::string("udp dst port ") + argv[2];
-  afxdp::PortConfig config;  // named: g++ 12 -O3 misreads a braced temporary's strings
-  config.steer = {afxdp::Match::parse(flow)};
-  auto port = afxdp::Port::open(argv[1], config);
+  auto port = afxdp::Port::open(argv[1], {.steer = {afxdp::Match::parse(flow)}});
+  const afxdp::InterfaceAddresses me = afxdp::interface_addresses(argv[1]);
 
-  const auto answer = [](afxdp::Frame& frame) {
+  const auto answer = [&me](afxdp::Frame& frame) {
     afxdp::net::Headers h = afxdp::net::parse(frame.data());
-    if (!h.udp || !afxdp::net::may_answer(h)) return afxdp::Verdict::drop;  // no loops
+    if (!h.udp || !afxdp::net::addressed_to(h, me) || !afxdp::net::may_answer(h)) {
+      return afxdp::Verdict::drop;  // not to us (a subnet broadcast, say), or a loop
+    }
     afxdp::net::swap_endpoints(h);
     afxdp::net::update_checksums(h);
     return afxdp::Verdict::send_back;

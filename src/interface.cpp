@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ifaddrs.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
@@ -12,6 +13,7 @@
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <net/if_arp.h>
+#include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <vector>
@@ -161,6 +163,34 @@ MacAddress mac_address(std::string_view interface) {
   MacAddress mac{};
   std::memcpy(mac.data(), request.ifr_hwaddr.sa_data, mac.size());
   return mac;
+}
+
+InterfaceAddresses interface_addresses(const std::string& name) {
+  interface_index(name);  // "interface X does not exist"
+  InterfaceAddresses own;
+  try {
+    own.mac = mac_address(name);
+  } catch (const std::system_error& e) {
+    if (e.code().value() != EAFNOSUPPORT) throw;  // lo, tun: no Ethernet address, zeros
+  }
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) throw_errno(errno, "getifaddrs for " + name);
+  for (const ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || name != a->ifa_name) continue;
+    if (a->ifa_addr->sa_family == AF_INET) {
+      sockaddr_in v4{};
+      std::memcpy(&v4, a->ifa_addr, sizeof v4);
+      own.ipv4.push_back(ntohl(v4.sin_addr.s_addr));
+    } else if (a->ifa_addr->sa_family == AF_INET6) {
+      sockaddr_in6 v6{};
+      std::memcpy(&v6, a->ifa_addr, sizeof v6);
+      std::array<std::uint8_t, 16> bytes{};
+      std::memcpy(bytes.data(), &v6.sin6_addr, bytes.size());
+      own.ipv6.push_back(bytes);
+    }
+  }
+  ::freeifaddrs(list);
+  return own;
 }
 
 }  // namespace afxdp

@@ -3,10 +3,12 @@
 
 #include <afxdp/mac_address.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace afxdp {
 
@@ -18,6 +20,19 @@ std::uint32_t interface_rx_queues(const std::string& name);
 
 // The driver's name (ETHTOOL_GDRVINFO), e.g. "veth"; empty when unknown.
 std::string interface_driver(const std::string& name);
+
+// An interface's own addresses: what a frame addressed to it carries as its destination
+// (net::addressed_to). IPv4 in host byte order, as net::Ipv4Header::destination() gives it;
+// IPv6 as its 16 bytes.
+struct InterfaceAddresses {
+  MacAddress mac{};
+  std::vector<std::uint32_t> ipv4;
+  std::vector<std::array<std::uint8_t, 16>> ipv6;
+};
+// Read now (getifaddrs, in the calling thread's network namespace): addresses added later are not
+// in it. Throws std::system_error "interface NAME does not exist" when it doesn't; an interface
+// without an Ethernet address (lo, a tun) has a zero `mac`.
+InterfaceAddresses interface_addresses(const std::string& name);
 
 // Does an interface with this index exist (if_indextoname)? An interface keeps its index when it
 // is renamed, so this tells a renamed interface from a deleted one.

@@ -7,6 +7,7 @@
 //   afxdp::net::Headers h = afxdp::net::parse(frame.data());
 //   if (!h.udp || h.udp.destination_port() != 7777) return afxdp::Verdict::drop;
 //   if (!afxdp::net::may_answer(h)) return afxdp::Verdict::drop;  // a group, a loop
+//   if (!afxdp::net::addressed_to(h, me)) return afxdp::Verdict::drop;  // interface_addresses()
 //   afxdp::net::swap_endpoints(h);
 //   afxdp::net::update_checksums(h);
 //   return afxdp::Verdict::send_back;
@@ -15,11 +16,13 @@
 #pragma once
 
 #include <afxdp/frame.hpp>
+#include <afxdp/interface.hpp>
 #include <afxdp/net/bytes.hpp>
 #include <afxdp/net/checksum.hpp>
 #include <afxdp/net/headers.hpp>
 #include <afxdp/net/parse.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -63,6 +66,21 @@ inline void swap_endpoints(Headers& h) noexcept {
   } else if (h.tcp) {
     swap_bytes<2>(h.tcp.data(), h.tcp.data() + 2);
   }
+}
+
+// Was `h` sent to this interface itself: to its MAC and to one of its IP addresses
+// (afxdp::interface_addresses, read at set-up)? False for a group or broadcast address, a
+// subnet's broadcast (198.18.0.255 to a host that is 198.18.0.1) and another host's frame that the
+// interface took in promiscuous mode; false without an IP header. A service answers only these.
+[[nodiscard]] inline bool addressed_to(const Headers& h, const InterfaceAddresses& me) noexcept {
+  if (!h.ethernet || h.ethernet.destination() != me.mac) return false;
+  if (h.ipv4) {
+    return std::find(me.ipv4.begin(), me.ipv4.end(), h.ipv4.destination()) != me.ipv4.end();
+  }
+  if (h.ipv6) {
+    return std::find(me.ipv6.begin(), me.ipv6.end(), h.ipv6.destination()) != me.ipv6.end();
+  }
+  return false;
 }
 
 // What may_answer() lets through beyond what it always refuses.

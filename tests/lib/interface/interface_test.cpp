@@ -1,6 +1,7 @@
 // interface_exists tells a renamed interface (same index) from a deleted one, and interface_link
 // reads a veth's peer and counters through rtnetlink: in this namespace, whatever /sys shows.
 // mac_address reads the address an interface has, and names one that has none.
+#include "expect_throw.hpp"
 #include "system_test.hpp"
 
 #include <afxdp/interface.hpp>
@@ -11,8 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace {
 
@@ -31,6 +35,24 @@ TEST(Interface, ExistsWhileRenamedNotOnceDeleted) {
     afxdp::lab::run({"ip", "link", "set", prefix + "r", "name", veth.a()});
   }
   EXPECT_FALSE(afxdp::interface_exists(index));
+}
+
+// interface_addresses: the MAC and every IPv4 and IPv6 address the interface has, and no other
+// interface's (issue 41: a service needs them to answer only what is addressed to it).
+TEST(Interface, AddressesAreTheInterfacesOwn) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  afxdp::lab::run({"ip", "link", "set", veth.a(), "address", "02:1a:2b:3c:4d:5f"});
+  afxdp::lab::run({"ip", "addr", "add", "198.18.7.1/24", "dev", veth.a()});
+  afxdp::lab::run({"ip", "addr", "add", "198.18.8.1/24", "dev", veth.a()});
+  afxdp::lab::run({"ip", "addr", "add", "198.18.9.1/24", "dev", veth.b()});
+  afxdp::lab::run({"ip", "-6", "addr", "add", "2001:db8::7/64", "dev", veth.a(), "nodad"});
+  const afxdp::InterfaceAddresses own = afxdp::interface_addresses(veth.a());
+  EXPECT_EQ(own.mac, (afxdp::MacAddress{0x02, 0x1a, 0x2b, 0x3c, 0x4d, 0x5f}));
+  EXPECT_EQ(own.ipv4, (std::vector<std::uint32_t>{0xc6120701U, 0xc6120801U}));
+  const std::array<std::uint8_t, 16> v6{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7};
+  EXPECT_NE(std::find(own.ipv6.begin(), own.ipv6.end(), v6), own.ipv6.end());
+  EXPECT_THROW_WITH(afxdp::interface_addresses("nosuchif0"), std::system_error, "nosuchif0");
 }
 
 TEST(Interface, MacAddressIsTheOneSet) {

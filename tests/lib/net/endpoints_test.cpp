@@ -285,3 +285,34 @@ TEST(NetMayAnswer, TheLowestSourcePortIsAPolicy) {
 }
 
 }  // namespace
+
+namespace {
+
+// addressed_to: the interface's MAC and one of its IP addresses, nothing else (issue 41: a
+// subnet's broadcast in a unicast-looking IP cannot be told without the interface's addresses).
+TEST(NetAddressedTo, OnlyTheInterfacesOwnMacAndAddress) {
+  net_test::Sample v4 = net_test::udp4();
+  Headers h = afxdp::net::parse(v4.frame);
+  afxdp::InterfaceAddresses me;
+  me.mac = h.ethernet.destination();
+  me.ipv4 = {0xc6120001U, h.ipv4.destination()};
+  EXPECT_TRUE(afxdp::net::addressed_to(h, me));
+  h.ipv4.set_destination(0xc61200ffU);  // the subnet's broadcast, our MAC
+  EXPECT_FALSE(afxdp::net::addressed_to(h, me));
+  h.ipv4.set_destination(me.ipv4[1]);
+  h.ethernet.set_destination(afxdp::MacAddress{2, 0, 0, 0, 0, 0x77});  // promiscuous: another's
+  EXPECT_FALSE(afxdp::net::addressed_to(h, me));
+
+  net_test::Sample v6 = net_test::udp6_tagged();
+  Headers h6 = afxdp::net::parse(v6.frame);
+  afxdp::InterfaceAddresses me6;
+  me6.mac = h6.ethernet.destination();
+  EXPECT_FALSE(afxdp::net::addressed_to(h6, me6)) << "no address of ours";
+  me6.ipv6 = {h6.ipv6.destination()};
+  EXPECT_TRUE(afxdp::net::addressed_to(h6, me6));
+  me6.ipv4 = {0x0a000005U};
+  EXPECT_TRUE(afxdp::net::addressed_to(h6, me6));
+  EXPECT_FALSE(afxdp::net::addressed_to(Headers{}, me6)) << "no Ethernet header";
+}
+
+}  // namespace
