@@ -37,7 +37,8 @@ struct Load {
 Load load_xdp(const std::vector<bpf_insn>& insns, bool with_log) {
   Load result;
   std::vector<char> log(with_log ? 64 * 1024 : 0);
-  LIBBPF_OPTS(bpf_prog_load_opts, opts);
+  bpf_prog_load_opts opts{};  // not LIBBPF_OPTS: a C99 compound literal in C++
+  opts.sz = sizeof opts;
   if (with_log) {
     opts.log_buf = log.data();
     opts.log_size = static_cast<__u32>(log.size());
@@ -85,7 +86,8 @@ Facility probe_live_frames() {
   xdp_md context{};
   context.data_end = frame.size();
   context.ingress_ifindex = lo;
-  LIBBPF_OPTS(bpf_test_run_opts, run);
+  bpf_test_run_opts run{};
+  run.sz = sizeof run;
   run.data_in = frame.data();
   run.data_size_in = frame.size();
   run.ctx_in = &context;
