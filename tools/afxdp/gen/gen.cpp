@@ -69,8 +69,6 @@ std::optional<std::string> veth_peer(unsigned ifindex) {
 
 std::uint64_t tx_packets(unsigned ifindex) { return interface_link(ifindex).tx_packets; }
 
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
 // The engine that sends: one of two, chosen once (a call per run of thousands of frames).
 using Source = std::variant<LiveSource, XskSource>;
 

@@ -21,25 +21,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Frames per test run. Each run has a fixed cost besides its frames, mostly asleep in the
-// kernel's set-up and tear-down: 0.3 to 25 ms on a virtual machine, depending on its load. So
-// runs last about a quarter of a second (sized from the previous run's rate, or from --rate):
-// long enough that the fixed cost is a few per cent, short enough to check the clock and signals.
-constexpr std::uint64_t first_chunk = 65536;
-constexpr std::uint64_t max_chunk = std::uint64_t{1} << 24;
-constexpr double run_seconds = 0.25;
-
-std::uint64_t frames_for_a_run(double frames_per_second) {
-  return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(frames_per_second * run_seconds), 1,
-                                   max_chunk);
-}
-
 // With a rate, the program waits for each frame's slot with bottom halves disabled (the kernel
 // enables them between batches). So a batch waits at most this long: batches are cut to fit,
 // and at rates too low for one gap to fit, a run is one frame and user space sleeps between.
 constexpr double max_batch_wait_seconds = 0.010;
-
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 using GenProgram = Skeleton<gen_tx, gen_tx__destroy>;
 
@@ -50,7 +35,7 @@ struct LiveSource::State {
   GenProgram skeleton;
   std::vector<std::uint8_t> frame;
   xdp_md context{};
-  std::uint64_t chunk = first_chunk;  // without a rate, runs are sized from the previous one's
+  std::uint64_t chunk = first_call;  // without a rate, runs are sized from the previous one's
   Clock::duration longest_run{};
 };
 
@@ -59,7 +44,7 @@ LiveSource::LiveSource(const GenOptions& o, std::span<const std::uint8_t> frame,
                                            GenProgram(gen_tx__open()),
                                            std::vector<std::uint8_t>(frame.begin(), frame.end()),
                                            {},
-                                           first_chunk,
+                                           first_call,
                                            {}})) {
   State& s = *state_;
   if (!s.skeleton) throw_errno(errno, "bpf: open the gen_tx program");
@@ -78,7 +63,7 @@ LiveSource::~LiveSource() = default;
 std::uint64_t LiveSource::next_run(const Pace& pace) const {
   if (pace.rate == 0) return state_->chunk;
   const double gap = 1 / static_cast<double>(pace.rate);
-  return gap > max_batch_wait_seconds ? 1 : frames_for_a_run(static_cast<double>(pace.rate));
+  return gap > max_batch_wait_seconds ? 1 : frames_for_a_call(static_cast<double>(pace.rate));
 }
 
 Clock::duration LiveSource::longest_run() const noexcept { return state_->longest_run; }
@@ -120,7 +105,7 @@ std::uint64_t LiveSource::send(std::uint64_t n, const Pace& pace, const SignalSt
   }
   if (pace.rate == 0) {
     const double took = seconds(Clock::now() - run_start);
-    if (took > 0) s.chunk = std::max(first_chunk, frames_for_a_run(static_cast<double>(n) / took));
+    if (took > 0) s.chunk = std::max(first_call, frames_for_a_call(static_cast<double>(n) / took));
   }
   return n;
 }

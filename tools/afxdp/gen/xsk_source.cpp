@@ -16,12 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// As the live engine: calls of about a quarter of a second, so that gen sees the clock, its
-// report and signals that often.
-constexpr double call_seconds = 0.25;
-constexpr std::uint64_t first_call = 65536;
-constexpr std::uint64_t max_call = std::uint64_t{1} << 24;
-
 // A tx ring that takes no frame for this long (a link down, a driver stuck) ends gen with why.
 constexpr std::chrono::seconds stall_timeout{5};
 
@@ -68,7 +62,7 @@ XskSource::~XskSource() = default;
 std::uint64_t XskSource::next_run(const Pace& pace) const {
   const double rate = pace.rate > 0 ? static_cast<double>(pace.rate) : state_->measured_rate;
   if (rate <= 0) return first_call;
-  return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(rate * call_seconds), 1, max_call);
+  return frames_for_a_call(rate);
 }
 
 std::uint64_t XskSource::send(std::uint64_t n, const Pace& pace, const SignalStop& stop) {
@@ -91,7 +85,7 @@ std::uint64_t XskSource::send(std::uint64_t n, const Pace& pace, const SignalSto
         }
         continue;
       }
-      const double elapsed = std::chrono::duration<double>(now - pace.start).count();
+      const double elapsed = seconds(now - pace.start);
       const auto due_by_now =
           static_cast<std::uint64_t>(elapsed * static_cast<double>(pace.rate)) + 1;
       want = std::min(want, due_by_now > next ? due_by_now - next : 1);
@@ -119,7 +113,7 @@ std::uint64_t XskSource::send(std::uint64_t n, const Pace& pace, const SignalSto
     }
   }
   s.q.flush();
-  const double took = std::chrono::duration<double>(Clock::now() - start).count();
+  const double took = seconds(Clock::now() - start);
   if (pace.rate == 0 && took > 0) s.measured_rate = static_cast<double>(done) / took;
   return done;
 }
