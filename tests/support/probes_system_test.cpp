@@ -24,6 +24,8 @@ TEST(Probes, EachAnswersOnceAndARefusalNamesTheFacility) {
   expect_answer("live_frames", live_frames, "XDP live frames");
   expect_answer("xdp_adjust_meta", xdp_adjust_meta, "bpf_xdp_adjust_meta");
   expect_answer("xdp_adjust_tail", xdp_adjust_tail, "bpf_xdp_adjust_tail");
+  expect_answer("multi_buffer", multi_buffer, "multi-buffer");
+  expect_answer("busy_poll", busy_poll, "busy polling");
 }
 
 }  // namespace

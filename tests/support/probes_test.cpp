@@ -50,6 +50,36 @@ TEST(ProbeHelper, LoadedOrAnotherFailureLeavesItAvailable) {
   EXPECT_TRUE(other.available);
 }
 
+TEST(ProbeMultiBuffer, ARefusedFlagIsANamedSkip) {
+  // Before 6.6 the bind flag is unknown (EINVAL); before 5.18 the program flag too.
+  const Facility bind = multi_buffer_outcome(0, EINVAL, 0);
+  EXPECT_FALSE(bind.available);
+  EXPECT_EQ(bind.why, "multi-buffer AF_XDP sockets (XDP_USE_SG): bind: Invalid argument");
+  EXPECT_FALSE(multi_buffer_outcome(0, EOPNOTSUPP, 0).available);
+  const Facility program = multi_buffer_outcome(0, 0, EINVAL);
+  EXPECT_FALSE(program.available);
+  EXPECT_NE(program.why.find("BPF_F_XDP_HAS_FRAGS"), std::string::npos) << program.why;
+}
+
+TEST(ProbeMultiBuffer, BoundOrUndecidedLeavesItAvailable) {
+  EXPECT_TRUE(multi_buffer_outcome(0, 0, 0).available);
+  EXPECT_EQ(multi_buffer_outcome(0, 0, 0).why, "");
+  // No AF_XDP bind at all (EPERM): not multi-buffer's refusal; the test fails on its own.
+  const Facility plain = multi_buffer_outcome(EPERM, EPERM, 0);
+  EXPECT_TRUE(plain.available);
+  EXPECT_NE(plain.why.find("not probed"), std::string::npos) << plain.why;
+  EXPECT_TRUE(multi_buffer_outcome(0, ENOMEM, 0).available);
+  EXPECT_TRUE(multi_buffer_outcome(0, 0, EPERM).available);
+}
+
+TEST(ProbeBusyPoll, TheRefusalsWordsAreTheSkip) {
+  EXPECT_TRUE(busy_poll_outcome("").available);
+  const Facility f =
+      busy_poll_outcome("busy polling (SO_PREFER_BUSY_POLL): Operation not permitted");
+  EXPECT_FALSE(f.available);
+  EXPECT_EQ(f.why, "busy polling (SO_PREFER_BUSY_POLL): Operation not permitted");
+}
+
 void require(const Facility& f, bool& reached) {
   AFXDP_REQUIRE_FACILITY(f);
   reached = true;

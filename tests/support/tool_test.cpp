@@ -31,7 +31,10 @@ ToolResult wait_for(Child& tool, int timeout_ms) {
   return result;
 }
 
-std::vector<std::string> refuse_test_run() { return {AFXDP_REFUSE_TEST_RUN}; }
+std::vector<std::string> refuse_test_run(bool and_busy_poll) {
+  if (and_busy_poll) return {AFXDP_REFUSE_TEST_RUN, "--busy-poll"};
+  return {AFXDP_REFUSE_TEST_RUN};
+}
 
 ToolResult run_tool(const std::vector<std::string>& args, int timeout_ms,
                     const std::vector<std::string>& wrapper) {

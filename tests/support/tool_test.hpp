@@ -22,7 +22,8 @@ Child start_tool(const std::vector<std::string>& args,
 
 // The wrapper that runs a program (and all it starts) on a kernel refusing BPF_PROG_TEST_RUN,
 // and so XDP live frames (tests/support/refuse_test_run.cpp): start_tool(args, refuse_test_run()).
-std::vector<std::string> refuse_test_run();
+// With `and_busy_poll` the kernel refuses busy polling too (SO_PREFER_BUSY_POLL: EPERM).
+std::vector<std::string> refuse_test_run(bool and_busy_poll = false);
 
 struct ToolResult {
   int exit_code = -1;  // 128 + signal when killed

@@ -2,6 +2,7 @@
 // receive_packets hands over every frame whole and intact, serve_packets sends chains back out
 // whole, and every UMEM frame is accounted for afterwards.
 #include "jumbo.hpp"
+#include "probes.hpp"
 #include "system_test.hpp"
 #include "tool_test.hpp"
 
@@ -47,6 +48,7 @@ std::vector<std::uint8_t> joined(const Packet& p) {
 
 TEST_P(FragsPort, ReceivesJumboFramesWholeAndIntact) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth = afxdp::test::jumbo_veth();
   afxdp::Port port = afxdp::Port::open(veth.b(), config());
@@ -93,6 +95,7 @@ TEST_P(FragsPort, ReceivesJumboFramesWholeAndIntact) {
 
 TEST_P(FragsPort, ServeSendsJumboFramesBackWholeAndIntact) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth = afxdp::test::jumbo_veth();
   afxdp::Port port = afxdp::Port::open(veth.b(), config());
@@ -143,6 +146,7 @@ TEST_P(FragsPort, ServeSendsJumboFramesBackWholeAndIntact) {
 // XDP_SHARED_UMEM): it takes multi-buffer from the UMEM's first socket, and receives chains.
 TEST_P(FragsPort, SharedUmemSocketsReceiveChains) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix(), 2);
   for (const std::string& end : {veth.a(), veth.b()}) {

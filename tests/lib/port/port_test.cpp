@@ -1,5 +1,6 @@
 // Port::open on a real veth pair: what it refuses (one exception naming the interface, the queue
 // and the field, nothing left attached, no fd left open), and a Port that works end to end.
+#include "probes.hpp"
 #include "system_test.hpp"
 
 #include <afxdp/interface.hpp>
@@ -154,6 +155,7 @@ TEST(PortOpen, WaitSleepsInPollForLessThanAMillisecond) {
 // the NAPI thread that had to deliver to it.
 TEST(PortOpen, WaitWithBusyPollPollsTheDriverThenSleeps) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::busy_poll());
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   Port port = Port::open(veth.b(), {.frames_per_queue = 256, .ring_size = 128, .busy_poll = true});
   afxdp::Queue& q = port.queues()[0];

@@ -5,6 +5,7 @@
 // none misdirected. In native mode, skb mode and with the frags program.
 // And Port::open while matching frames flow in: once the program is attached, none passes.
 // And a datagram larger than the MTU to a steered port: its fragments all go to the kernel.
+#include "probes.hpp"
 #include "system_test.hpp"
 #include "test_frames.hpp"
 
@@ -125,6 +126,7 @@ class SteerUnderTraffic : public testing::TestWithParam<Variant> {};
 
 TEST_P(SteerUnderTraffic, NoFrameLostOrMisdirected) {
   AFXDP_REQUIRE_SYSTEM();
+  if (GetParam().frags) AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const bool skb = GetParam().attach == afxdp::AttachMode::skb;
   afxdp::Port port =

@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 
 #include <sstream>
+#include <string_view>
 
 namespace afxdp::conformance {
 
@@ -86,6 +87,21 @@ const std::vector<ExpectedSkip>& expected_skips() {
       {"Conformance.XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF", "", SkipCause::xdp_adjust_tail},
       {"Conformance.XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF_through_Port", "",
        SkipCause::xdp_adjust_tail},
+      // Multi-buffer sockets (XDP_USE_SG), which a kernel before 6.6 refuses.
+      {"Conformance.SEND_RECEIVE_9K_PACKETS", "", SkipCause::multi_buffer},
+      {"Conformance.TOO_MANY_FRAGS", "", SkipCause::multi_buffer},
+      {"Conformance.ALIGNED_INV_DESC_MULTI_BUFF", "", SkipCause::multi_buffer},
+      {"Conformance.UNALIGNED_INV_DESC_MULTI_BUFF", "", SkipCause::multi_buffer},
+      {"Conformance.SEND_RECEIVE_UNALIGNED_9K_PACKETS", "", SkipCause::multi_buffer},
+      {"Conformance.XDP_METADATA_COPY_MULTI_BUFF", "", SkipCause::multi_buffer},
+      {"Conformance.XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF", "", SkipCause::multi_buffer},
+      {"Conformance.XDP_ADJUST_TAIL_GROW_MULTI_BUFF", "", SkipCause::multi_buffer},
+      {"Conformance.XDP_METADATA_COPY_MULTI_BUFF_jumbo_through_Port", "", SkipCause::multi_buffer},
+      {"Conformance.XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF_through_Port", "", SkipCause::multi_buffer},
+      {"Conformance.SEND_RECEIVE_9K_PACKETS_through_Port", "", SkipCause::multi_buffer},
+      {"Conformance.SEND_RECEIVE_UNALIGNED_9K_PACKETS_through_Port", "", SkipCause::multi_buffer},
+      // Every case in the busy-poll modes (Conformance::SetUp).
+      {"*", "skb_busy_poll native_busy_poll", SkipCause::busy_poll},
   };
   return table;
 }
@@ -112,12 +128,46 @@ std::vector<std::string> unexpected_skips(const std::vector<SkippedTest>& skippe
     const std::string mode = slash == std::string::npos ? "" : test.name.substr(slash + 1);
     bool allowed = false;
     for (const ExpectedSkip& entry : expected_skips()) {
-      if (name != entry.test || !names_mode(entry.modes, mode)) continue;
+      const bool every_test = std::string_view(entry.test) == "*";
+      if ((!every_test && name != entry.test) || !names_mode(entry.modes, mode)) continue;
       if (entry.cause == SkipCause::not_applicable || refused(entry.cause)) allowed = true;
     }
     if (!allowed) faults.push_back(test.name + " skipped: " + test.why);
   }
   return faults;
+}
+
+namespace {
+
+// The expected-skip check: a skip passes only where an entry names the test and
+// mode and its facility was refused; "*" names every test, in its modes only.
+TEST(ExpectedSkips, ARefusedFacilityAllowsItsCasesOnly) {
+  const auto refusing = [](SkipCause refused) {
+    return [refused](SkipCause cause) { return cause == refused; };
+  };
+  const std::vector<SkippedTest> busy{{"Conformance.SEND_RECEIVE/skb_busy_poll", "busy polling"},
+                                      {"Conformance.TEARDOWN/native_busy_poll", "busy polling"}};
+  EXPECT_TRUE(unexpected_skips(busy, refusing(SkipCause::busy_poll)).empty());
+  EXPECT_EQ(unexpected_skips(busy, refusing(SkipCause::multi_buffer)).size(), 2U);
+  EXPECT_EQ(unexpected_skips({{"Conformance.SEND_RECEIVE/skb", "busy polling"}},
+                             refusing(SkipCause::busy_poll))
+                .size(),
+            1U);
+  const std::vector<SkippedTest> frags{{"Conformance.TOO_MANY_FRAGS/native", "XDP_USE_SG"}};
+  EXPECT_TRUE(unexpected_skips(frags, refusing(SkipCause::multi_buffer)).empty());
+  EXPECT_EQ(unexpected_skips(frags, refusing(SkipCause::busy_poll)),
+            std::vector<std::string>{"Conformance.TOO_MANY_FRAGS/native skipped: XDP_USE_SG"});
+  EXPECT_EQ(unexpected_skips({{"Conformance.SEND_RECEIVE/native", "XDP_USE_SG"}},
+                             refusing(SkipCause::multi_buffer))
+                .size(),
+            1U);
+}
+
+}  // namespace
+
+void Conformance::SetUp() {
+  if (!GetParam().busy_poll || !afxdp::test::skip_reason().empty()) return;
+  AFXDP_REQUIRE_FACILITY(afxdp::test::busy_poll());
 }
 
 void Conformance::TearDown() {
@@ -136,6 +186,10 @@ void Conformance::TearDown() {
         return !afxdp::test::xdp_adjust_meta().available;
       case SkipCause::xdp_adjust_tail:
         return !afxdp::test::xdp_adjust_tail().available;
+      case SkipCause::multi_buffer:
+        return !afxdp::test::multi_buffer().available;
+      case SkipCause::busy_poll:
+        return !afxdp::test::busy_poll().available;
       case SkipCause::not_applicable:
         break;
     }

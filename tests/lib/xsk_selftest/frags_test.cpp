@@ -168,7 +168,7 @@ std::vector<std::uint32_t> run_kernel_table(Ends& ends, Backend backend,
 // testapp_too_many_frags: a packet of exactly max_skb_frags + 1 descriptors (the limit in copy
 // mode) is sent; one as long whose last descriptor still says "continues" is dropped whole.
 TEST_P(Conformance, TOO_MANY_FRAGS) {
-  AFXDP_REQUIRE_BACKEND();
+  AFXDP_REQUIRE_MULTI_BUFFER();
   // The Loopback's limit is MAX_SKB_FRAGS' default + 1 (afxdp::max_fragments), whatever the host's.
   const std::uint32_t limit =
       GetParam().backend == Backend::loopback ? max_fragments : max_skb_frags() + 1;
@@ -229,7 +229,7 @@ void run_invalid_desc_mb(const Mode& mode, bool unaligned) {
 namespace {
 
 TEST_P(Conformance, ALIGNED_INV_DESC_MULTI_BUFF) {
-  AFXDP_REQUIRE_BACKEND();
+  AFXDP_REQUIRE_MULTI_BUFFER();
   run_invalid_desc_mb(GetParam(), false);
 }
 

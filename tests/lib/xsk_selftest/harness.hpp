@@ -6,6 +6,7 @@
 // Threading: everything here belongs to the test's one thread.
 #pragma once
 
+#include "probes.hpp"
 #include "system_test.hpp"
 
 #include <afxdp/mac_address.hpp>
@@ -71,8 +72,10 @@ Mode loopback_mode();
 // Every case's fixture. Its TearDown fails a case that skipped for a reason expected_skips()
 // does not allow (case_table.cpp): a failure, not a skip, so ctest (which reports a skip by the
 // "[  SKIPPED ]" line) sees it too.
+// Its SetUp skips the busy-poll modes on a kernel that refuses busy polling (the probe's words).
 class Conformance : public ::testing::TestWithParam<Mode> {
  protected:
+  void SetUp() override;
   void TearDown() override;
 };
 
@@ -426,6 +429,16 @@ bool settle(Socket& socket, const std::function<bool()>& done, int ms = 1000);
     }                                                                \
   } while (0)
 
+// A multi-buffer case (XDP_USE_SG): on veth it also needs the kernel to allow multi-buffer
+// sockets (the probe); the Loopback always does.
+#define AFXDP_REQUIRE_MULTI_BUFFER()                                 \
+  do {                                                               \
+    AFXDP_REQUIRE_BACKEND();                                         \
+    if (GetParam().backend == ::afxdp::conformance::Backend::veth) { \
+      AFXDP_REQUIRE_FACILITY(::afxdp::test::multi_buffer());         \
+    }                                                                \
+  } while (0)
+
 // What a case asserts that this kernel was measured to do, where the kernel's own case expects
 // something else or would accept either (docs/conformance.md, "What the kernel here does"): the
 // count is asserted exactly, and the failure message names the kernel it was measured on and the
@@ -459,9 +472,11 @@ enum class SkipCause {
   not_applicable,   // on veth in the modes named, on every kernel (the doc says why)
   xdp_adjust_meta,  // afxdp::test::xdp_adjust_meta() refused
   xdp_adjust_tail,  // afxdp::test::xdp_adjust_tail() refused
+  multi_buffer,     // afxdp::test::multi_buffer() refused
+  busy_poll,        // afxdp::test::busy_poll() refused
 };
 struct ExpectedSkip {
-  const char* test;   // Suite.Name, without the mode
+  const char* test;   // Suite.Name, without the mode; "*" for every test
   const char* modes;  // the modes it may skip in, space-separated; "" for every mode
   SkipCause cause;
 };

@@ -108,6 +108,7 @@ void expect_all(const std::map<std::uint32_t, Seen>& seen, std::uint32_t sent_le
 // in front of the first fragment of packets in 3 or more.
 TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF_jumbo_through_Port) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   AFXDP_REQUIRE_FACILITY(afxdp::test::xdp_adjust_meta());
   const auto veth = jumbo_veth(GetParam());
   Skeleton skeleton = load_programs({"populate_metadata_frags"});
@@ -131,6 +132,7 @@ TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF_jumbo_through_Port) {
 // packets from an AF_PACKET peer shrunk by a whole 4096-byte buffer; the helper never refuses.
 TEST_P(Conformance, XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF_through_Port) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   AFXDP_REQUIRE_FACILITY(afxdp::test::xdp_adjust_tail());
   constexpr std::int32_t adjust = -4096;
   const auto veth = jumbo_veth(GetParam());
@@ -153,6 +155,7 @@ TEST_P(Conformance, XDP_ADJUST_TAIL_SHRINK_MULTI_BUFF_through_Port) {
 // intact, each in 3 or more fragments.
 TEST_P(Conformance, SEND_RECEIVE_9K_PACKETS_through_Port) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   const auto veth = jumbo_veth(GetParam());
   Port port = Port::open(veth.b(), multi_buffer_config(GetParam()));
   const auto seen = exchange(veth, port, jumbo_frame, false);
@@ -163,6 +166,7 @@ TEST_P(Conformance, SEND_RECEIVE_9K_PACKETS_through_Port) {
 // The same into a Port with unaligned chunks on hugepages.
 TEST_P(Conformance, SEND_RECEIVE_UNALIGNED_9K_PACKETS_through_Port) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   PortConfig config = multi_buffer_config(GetParam());
   config.unaligned_chunks = true;
   config.frames_per_queue = 2048;

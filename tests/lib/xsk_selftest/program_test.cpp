@@ -73,6 +73,7 @@ TEST_P(Conformance, XDP_METADATA_COPY) {
 // kernel's case: the default stream, each count exact.
 TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   AFXDP_REQUIRE_FACILITY(afxdp::test::xdp_adjust_meta());
   const auto veth = jumbo_veth(GetParam());
   ProgramLink p(veth, GetParam(), "populate_metadata_frags", {.multi_buffer = true});
@@ -93,6 +94,7 @@ TEST_P(Conformance, XDP_METADATA_COPY_MULTI_BUFF) {
 void adjust_tail(const Mode& mode, std::int32_t adjust, std::uint32_t sent_len = 2 * min_packet,
                  bool multi_buffer = false) {
   AFXDP_REQUIRE_FACILITY(afxdp::test::xdp_adjust_tail());
+  if (multi_buffer) AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   const auto veth = multi_buffer ? jumbo_veth(mode) : make_veth(mode);
   ProgramLink p(veth, mode, multi_buffer ? "adjust_tail_frags" : "adjust_tail",
                 {.multi_buffer = multi_buffer});

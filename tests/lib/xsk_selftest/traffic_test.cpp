@@ -58,7 +58,7 @@ TEST_P(Conformance, BIDIRECTIONAL) {
 // bytes and received as fragments (3840 + 3840 + 1320), each fragment inside its frame at the
 // rx offset, each packet whole, intact and in order.
 TEST_P(Conformance, SEND_RECEIVE_9K_PACKETS) {
-  AFXDP_REQUIRE_BACKEND();
+  AFXDP_REQUIRE_MULTI_BUFFER();
   Ends ends(GetParam(), {.multi_buffer = true});
   const auto stream = uniform_stream(default_packets, max_jumbo);
   Sender sender = sender_on(ends.a(), ends.b(), stream, ends.setup);

@@ -47,7 +47,7 @@ TEST_P(Conformance, SEND_RECEIVE_UNALIGNED) {
 // SEND_RECEIVE_9K_PACKETS with unaligned chunks on both UMEMs: chains of whole chunks out,
 // fragments in, each packet whole and in order.
 TEST_P(Conformance, SEND_RECEIVE_UNALIGNED_9K_PACKETS) {
-  AFXDP_REQUIRE_BACKEND();
+  AFXDP_REQUIRE_MULTI_BUFFER();
   RESERVE_HUGEPAGES();
   Ends ends(GetParam(), {.unaligned = true, .multi_buffer = true});
   EXPECT_EQ(send_receive(ends.a(), ends.b(), ends.setup, default_packets, max_jumbo), "");
@@ -70,7 +70,7 @@ TEST_P(Conformance, UNALIGNED_INV_DESC_4001_FRAME_SIZE) {
 }
 
 TEST_P(Conformance, UNALIGNED_INV_DESC_MULTI_BUFF) {
-  AFXDP_REQUIRE_BACKEND();
+  AFXDP_REQUIRE_MULTI_BUFFER();
   RESERVE_HUGEPAGES();
   run_invalid_desc_mb(GetParam(), true);
 }

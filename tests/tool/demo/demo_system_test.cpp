@@ -1,4 +1,5 @@
 // `afxdp demo --json` end to end, as a user runs it (the README's main job).
+#include "probes.hpp"
 #include "system_test.hpp"
 #include "tool_test.hpp"
 
@@ -348,11 +349,28 @@ std::vector<std::string> latency_demo(std::vector<std::string> more) {
 
 }  // namespace
 
+constexpr const char* busy_poll_row = "afxdp l2fwd, busy-poll";
+
+// The busy-poll row of a kernel that refuses busy polling: skipped, naming the refusal.
+void expect_skipped_row(const std::string& out, std::size_t heading) {
+  const auto at = out.find("\n" + std::string(busy_poll_row) + "  ", heading);
+  ASSERT_NE(at, std::string::npos) << out;
+  const std::string row = out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+  EXPECT_NE(row.find("skipped: the kernel refuses busy polling (SO_PREFER_BUSY_POLL): "),
+            std::string::npos)
+      << row;
+}
+
 // The table follows the matrix: a heading, then every row with p50, p99, p99.9, max, lost as
 // n/sent and CPU seconds as ours/reflector; the percentiles ordered.
 TEST(DemoSystem, LatencyTableFollowsTheMatrixAndItsRowsParse) {
   AFXDP_REQUIRE_SYSTEM();
-  afxdp::tool::Child demo(latency_demo({}), AFXDP_TOOL_PATH);
+  // Where the probe says busy polling is refused (AFXDP_TEST_REFUSE plays that too), the demo
+  // is shown the same kernel.
+  const bool busy_poll = afxdp::test::busy_poll().available;
+  afxdp::tool::Child demo(
+      latency_demo({}), AFXDP_TOOL_PATH,
+      busy_poll ? std::vector<std::string>{} : afxdp::test::refuse_test_run(true));
   const int code = demo.wait(120000);
   EXPECT_EQ(code, 0) << demo.out() << demo.err();
   const std::string& out = demo.out();
@@ -363,6 +381,11 @@ TEST(DemoSystem, LatencyTableFollowsTheMatrixAndItsRowsParse) {
   for (const std::string name :
        {"afxdp l2fwd, spin", "afxdp l2fwd, poll()", "afxdp l2fwd, poll() after a 50 us spin",
         "afxdp l2fwd, busy-poll", "kernel UDP socket, poll()"}) {
+    if (name == busy_poll_row && !busy_poll) {
+      expect_skipped_row(out, heading);
+      ++rows;
+      continue;
+    }
     const auto at = out.find("\n" + name + "  ", heading);
     ASSERT_NE(at, std::string::npos) << name << "\n" << out;
     std::istringstream fields(
@@ -381,11 +404,36 @@ TEST(DemoSystem, LatencyTableFollowsTheMatrixAndItsRowsParse) {
   EXPECT_EQ(rows, 5);
 }
 
+// On a kernel that refuses busy polling (refuse-test-run --busy-poll plays one) the busy-poll row
+// is skipped with the kernel's refusal, every other row measured, and the demo exits 0.
+TEST(DemoSystem, OnAKernelRefusingBusyPollThatRowIsSkippedAndTheDemoExits0) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::tool::Child demo(latency_demo({}), AFXDP_TOOL_PATH, afxdp::test::refuse_test_run(true));
+  EXPECT_EQ(demo.wait(120000), 0) << demo.out() << demo.err();
+  const std::string& out = demo.out();
+  const auto heading = out.find("Latency: round trips at 20000 probes/s");
+  ASSERT_NE(heading, std::string::npos) << out;
+  expect_skipped_row(out, heading);
+  EXPECT_NE(out.find("Operation not permitted", heading), std::string::npos) << out;
+  for (const std::string name : {"afxdp l2fwd, spin", "kernel UDP socket, poll()"}) {
+    const auto at = out.find("\n" + name + "  ", heading);
+    ASSERT_NE(at, std::string::npos) << name << "\n" << out;
+    EXPECT_EQ(out.substr(at, out.find('\n', at + 1) - at).find("not measured"), std::string::npos)
+        << out;
+  }
+  EXPECT_NE(demo.err().find("busy-poll skipped: the kernel refuses busy polling"),
+            std::string::npos)
+      << demo.err();
+}
+
 // With --json only when asked (--latency): one object per row after the cells; --no-latency
 // leaves the table out.
 TEST(DemoSystem, LatencyRowsAsJsonOnlyWhenAskedAndNoneWithNoLatency) {
   AFXDP_REQUIRE_SYSTEM();
-  afxdp::tool::Child json(latency_demo({"--json", "--latency"}), AFXDP_TOOL_PATH);
+  const bool busy_poll = afxdp::test::busy_poll().available;
+  afxdp::tool::Child json(
+      latency_demo({"--json", "--latency"}), AFXDP_TOOL_PATH,
+      busy_poll ? std::vector<std::string>{} : afxdp::test::refuse_test_run(true));
   EXPECT_EQ(json.wait(120000), 0) << json.err();
   std::istringstream lines(json.out());
   std::string line;
@@ -393,6 +441,10 @@ TEST(DemoSystem, LatencyRowsAsJsonOnlyWhenAskedAndNoneWithNoLatency) {
   while (std::getline(lines, line)) {
     if (line.find("\"latency\":true") == std::string::npos) continue;
     ++rows;
+    if (line.find("\"wait\":\"busy-poll\"") != std::string::npos && !busy_poll) {
+      EXPECT_NE(line.find("\"measured\":false,\"refused\":true"), std::string::npos) << line;
+      continue;
+    }
     EXPECT_NE(line.find("\"measured\":true"), std::string::npos) << line;
     double sent = 0, p99 = 0;
     EXPECT_TRUE(afxdp::tool::json_number(line, "sent", sent)) << line;

@@ -3,6 +3,7 @@
 // every probe is counted exactly at a low rate; a reflector that answers nothing, or stops
 // answering, ends the run with one line and a non-zero exit, within its timeout. Percentiles are
 // checked for presence and order only: speed belongs in benchmarks.
+#include "probes.hpp"
 #include "system_test.hpp"
 #include "tool_test.hpp"
 
@@ -67,20 +68,32 @@ std::vector<std::string> latency_args(const std::string& interface, const std::s
           "--wait",  wait, "--json"};
 }
 
-TEST(Latency, ThroughL2fwdEveryProbeCountedInEveryWaitMode) {
+// One wait mode at both ends: l2fwd reflects, latency counts every probe once.
+void every_probe_counted_through_l2fwd(const afxdp::lab::VethPair& veth, const std::string& wait) {
+  std::vector<std::string> reflector_args{"l2fwd", "-i", veth.b(), "--json", "-n", "0.2"};
+  if (wait == "poll") reflector_args.push_back("-p");
+  if (wait == "busy-poll") reflector_args.push_back("-B");
+  Child l2fwd = start_tool(reflector_args);
+  afxdp::test::wait_until_running(l2fwd);
+  expect_every_probe_counted(run_tool(latency_args(veth.a(), wait), 60000), wait);
+  l2fwd.terminate();
+  EXPECT_EQ(wait_for(l2fwd, 30000).exit_code, 0) << wait;
+}
+
+TEST(Latency, ThroughL2fwdEveryProbeCountedSpinningAndPolling) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-  for (const std::string wait : {"spin", "poll", "busy-poll"}) {
-    std::vector<std::string> reflector_args{"l2fwd", "-i", veth.b(), "--json", "-n", "0.2"};
-    if (wait == "poll") reflector_args.push_back("-p");
-    if (wait == "busy-poll") reflector_args.push_back("-B");
-    Child l2fwd = start_tool(reflector_args);
-    afxdp::test::wait_until_running(l2fwd);
-    expect_every_probe_counted(run_tool(latency_args(veth.a(), wait), 60000), wait);
-    l2fwd.terminate();
-    EXPECT_EQ(wait_for(l2fwd, 30000).exit_code, 0) << wait;
-  }
+  for (const std::string wait : {"spin", "poll"}) every_probe_counted_through_l2fwd(veth, wait);
+  EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth.a())), 0U);
+}
+
+TEST(Latency, ThroughL2fwdEveryProbeCountedBusyPolling) {
+  AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::busy_poll());
+  afxdp::test::quiet_ipv6();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+  every_probe_counted_through_l2fwd(veth, "busy-poll");
   EXPECT_EQ(afxdp::attached_xdp_program(afxdp::interface_index(veth.a())), 0U);
 }
 

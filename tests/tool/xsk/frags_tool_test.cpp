@@ -2,6 +2,7 @@
 // pcap record per whole packet, txpush sends 9000-byte chains that rxdrop counts as packets and
 // fragments; and the bad input -F brings (one line each, nothing attached).
 #include "jumbo.hpp"
+#include "probes.hpp"
 #include "system_test.hpp"
 #include "tool_test.hpp"
 
@@ -41,6 +42,7 @@ class FragsTool : public ::testing::TestWithParam<const char*> {
 
 TEST_P(FragsTool, L2fwdReturnsJumboFramesIntact) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth = afxdp::test::jumbo_veth();
   constexpr std::uint32_t count = 600;
@@ -66,6 +68,7 @@ TEST_P(FragsTool, L2fwdReturnsJumboFramesIntact) {
 
 TEST_P(FragsTool, TxpushJumboChainsAreCountedByRxdropAsPacketsAndFragments) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth = afxdp::test::jumbo_veth();
   constexpr int count = 2000;
@@ -92,6 +95,7 @@ TEST_P(FragsTool, TxpushJumboChainsAreCountedByRxdropAsPacketsAndFragments) {
 
 TEST_P(FragsTool, DumpWritesOneRecordPerWholePacket) {
   AFXDP_REQUIRE_SYSTEM();
+  AFXDP_REQUIRE_FACILITY(afxdp::test::multi_buffer());
   afxdp::test::quiet_ipv6();
   afxdp::lab::VethPair veth = afxdp::test::jumbo_veth();
   const std::string path = (std::filesystem::temp_directory_path() /

@@ -394,12 +394,13 @@ void print_latency_row(const LatencyRow& row, bool json) {
     std::fputs(latency_row_json(row).c_str(), stdout);
     std::fflush(stdout);
   } else if (!row.measured) {
-    std::fprintf(stderr, "afxdp demo: latency, %s: %s\n", latency_row_name(row).c_str(),
-                 row.error.c_str());
+    std::fprintf(stderr, "afxdp demo: latency, %s%s: %s\n", latency_row_name(row).c_str(),
+                 row.refused ? " skipped" : "", row.error.c_str());
   }
 }
 
-// The latency rows after the matrix, on veth pairs of their own; true when every row measured.
+// The latency rows after the matrix, on veth pairs of their own; true when every row measured
+// or was skipped for a facility the kernel refuses.
 bool latency_table(const DemoOptions& options, const DemoRun& run, const SignalStop& stop) {
   if (!options.json) {
     std::printf("\nafxdp demo: latency, afxdp latency on CPU %u, the reflector on CPU %u\n",
@@ -417,7 +418,8 @@ bool latency_table(const DemoOptions& options, const DemoRun& run, const SignalS
   };
   const std::vector<LatencyRow> rows = run_demo_latency(latency, print);
   if (!options.json) std::printf("%s", demo_latency_table(rows, seconds).c_str());
-  return std::all_of(rows.begin(), rows.end(), [](const LatencyRow& r) { return r.measured; });
+  return std::all_of(rows.begin(), rows.end(),
+                     [](const LatencyRow& r) { return r.measured || r.refused; });
 }
 
 int run_demo(const DemoOptions& options) {

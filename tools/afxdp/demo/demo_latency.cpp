@@ -72,8 +72,8 @@ std::string demo_latency_table(const std::vector<LatencyRow>& rows, double secon
   text += line;
   for (const LatencyRow& row : rows) {
     if (!row.measured) {
-      std::snprintf(line, sizeof line, "%-42s not measured: %s\n", latency_row_name(row).c_str(),
-                    row.error.c_str());
+      std::snprintf(line, sizeof line, "%-42s %s: %s\n", latency_row_name(row).c_str(),
+                    row.refused ? "skipped" : "not measured", row.error.c_str());
     } else {
       const std::string lost = std::to_string(row.lost) + "/" + std::to_string(row.sent);
       std::snprintf(line, sizeof line, "%-42s %8.1f %8.1f %8.1f %8.1f %14s %8.2f/%.2f\n",
@@ -89,13 +89,13 @@ std::string latency_row_json(const LatencyRow& r) {
   char line[512];
   std::snprintf(line, sizeof line,
                 "{\"latency\":true,\"reflector\":\"%s\",\"wait\":\"%s\",\"spin_us\":%g,"
-                "\"measured\":%s,\"p50_us\":%.3f,\"p99_us\":%.3f,\"p99_9_us\":%.3f,"
+                "\"measured\":%s,\"refused\":%s,\"p50_us\":%.3f,\"p99_us\":%.3f,\"p99_9_us\":%.3f,"
                 "\"max_us\":%.3f,\"sent\":%llu,\"lost\":%llu,\"cpu_seconds\":%.3f,"
                 "\"reflector_cpu_seconds\":%.3f,\"error\":",
                 demo_name(r.reflector), latency_wait_name(r.wait), r.spin_us,
-                r.measured ? "true" : "false", r.p50_us, r.p99_us, r.p99_9_us, r.max_us,
-                static_cast<unsigned long long>(r.sent), static_cast<unsigned long long>(r.lost),
-                r.cpu_ours, r.cpu_reflector);
+                r.measured ? "true" : "false", r.refused ? "true" : "false", r.p50_us, r.p99_us,
+                r.p99_9_us, r.max_us, static_cast<unsigned long long>(r.sent),
+                static_cast<unsigned long long>(r.lost), r.cpu_ours, r.cpu_reflector);
   return std::string(line) + json_string(r.error) + "}\n";
 }
 

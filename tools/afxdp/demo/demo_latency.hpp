@@ -29,6 +29,9 @@ struct LatencyRow {
   std::uint64_t sent = 0, lost = 0;
   double cpu_ours = 0, cpu_reflector = 0;  // CPU seconds over the row
   std::string error;                       // why it was not measured
+  // Not measured because the kernel refuses what the row needs (busy polling): `error` names the
+  // refusal; the row is skipped, not failed.
+  bool refused = false;
 };
 
 // The rows, in order; the xdpsock rows only with `xdpsock`.

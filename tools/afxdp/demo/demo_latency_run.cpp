@@ -1,9 +1,11 @@
 #include "demo/demo_latency_run.hpp"
 
+#include "common/busy_poll_refusal.hpp"
 #include "common/child.hpp"
 
 #include <lab.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -135,9 +137,17 @@ void measure_row(LatencyRow& row, const LatencyRun& run) {
 std::vector<LatencyRow> run_demo_latency(const LatencyRun& run,
                                          const std::function<void(const LatencyRow&)>& each) {
   std::vector<LatencyRow> rows = demo_latency_rows(!run.xdpsock.empty());
+  // Asked once: a kernel that refuses busy polling skips that row, naming the refusal.
+  const bool wants_busy_poll = std::any_of(rows.begin(), rows.end(), [](const LatencyRow& row) {
+    return row.wait == LatencyWait::busy_poll;
+  });
+  const std::string busy_poll_refused = wants_busy_poll ? busy_poll_refusal() : std::string();
   for (LatencyRow& row : rows) {
     if (run.stop != nullptr && run.stop->requested()) {
       row.error = "interrupted";
+    } else if (row.wait == LatencyWait::busy_poll && !busy_poll_refused.empty()) {
+      row.refused = true;
+      row.error = "the kernel refuses " + busy_poll_refused;
     } else {
       try {
         measure_row(row, run);
