@@ -256,4 +256,40 @@ TEST_F(Dump, UnderLoadCountsEveryFrame) {
   EXPECT_EQ(afxdp::attached_xdp_program(b), 0U);
 }
 
+// Without -q the capture is the interface's: frames sent to either rx queue of a two-queue veth
+// all land in the one file (gen's xsk engine sends on the queue -q names, which veth delivers to
+// the peer's queue of the same number). Before, dump opened queue 0 only: half the frames went to
+// the kernel.
+TEST(DumpInterface, CapturesEveryRxQueueIntoOneFile) {
+  AFXDP_REQUIRE_SYSTEM();
+  afxdp::lab::VethPair veth(afxdp::lab::unique_prefix(), 2);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("afxdp_dump_queues_" + std::to_string(::getpid()) + ".pcap"))
+                               .string();
+  afxdp::test::Child dump =
+      afxdp::test::start_tool({"dump", "-i", veth.b(), "-w", path, "--steer", "udp dst port 4242"});
+  const unsigned ifindex = afxdp::interface_index(veth.b());
+  for (int i = 0; i < 2000 && afxdp::attached_xdp_program(ifindex) == 0; ++i) {
+    std::this_thread::sleep_for(5ms);
+  }
+  std::this_thread::sleep_for(300ms);  // both sockets in the program's map
+  constexpr int per_queue = 100;
+  for (const char* queue : {"0", "1"}) {
+    const auto gen = afxdp::test::run_tool({"gen", "-i", veth.a(), "-q", queue, "--engine", "xsk",
+                                            "-C", std::to_string(per_queue), "--dst-port", "4242"},
+                                           30000);
+    ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  }
+  std::this_thread::sleep_for(300ms);
+  dump.terminate();
+  ASSERT_EQ(dump.wait(10000), 0) << dump.err();
+  EXPECT_NE(dump.err().find("dump: " + std::to_string(2 * per_queue) + " frames from " + veth.b() +
+                            ":0,1 to "),
+            std::string::npos)
+      << dump.err();
+  EXPECT_EQ(afxdp::tool::read_pcap(path).size(), 2U * per_queue);
+  std::filesystem::remove(path);
+  EXPECT_EQ(afxdp::attached_xdp_program(ifindex), 0U);
+}
+
 }  // namespace

@@ -27,14 +27,17 @@ namespace afxdp::tool {
 
 namespace {
 
-// Writes what arrives until -C or a signal; the write error that ended it ("" when none did).
-std::string capture(Queue& queue, PcapWriter& writer, const DumpOptions& o,
+// Writes what arrives on any of `queues` until -C or a signal; the write error that ended it (""
+// when none did). One thread takes each queue's batch in turn and, when none has anything, waits
+// for the first to receive (wait_any): the file holds the frames in the order it saw them.
+std::string capture(std::span<Queue> queues, PcapWriter& writer, const DumpOptions& o,
                     const SignalStop& signals) {
+  const auto full = [&] { return o.count != 0 && writer.frames() >= o.count; };
   const auto write_frames = [&](std::span<Frame> frames) {
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);  // arrival time, as close as user space sees it
     for (const Frame& f : frames) {
-      if (o.count != 0 && writer.frames() >= o.count) return;  // frames beyond -C go back unwritten
+      if (full()) return;  // frames beyond -C go back unwritten
       writer.write(reinterpret_cast<const std::uint8_t*>(f.data().data()), f.size(), now);
     }
   };
@@ -44,22 +47,26 @@ std::string capture(Queue& queue, PcapWriter& writer, const DumpOptions& o,
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);
     for (const Packet& p : packets) {
-      if (o.count != 0 && writer.frames() >= o.count) return;
+      if (full()) return;
       joined.resize(p.size());
       p.copy_to(std::as_writable_bytes(std::span(joined)));
       writer.write(joined.data(), p.size(), now);
     }
   };
-  while ((o.count == 0 || writer.frames() < o.count) && !signals.requested()) {
-    if ((o.frags ? queue.receive_packets(write_packets) : queue.receive(write_frames)) != 0) {
-      continue;
+  std::vector<Queue*> waiting;
+  for (Queue& queue : queues) waiting.push_back(&queue);
+  while (!full() && !signals.requested()) {
+    std::size_t taken = 0;
+    for (Queue& queue : queues) {
+      taken += o.frags ? queue.receive_packets(write_packets) : queue.receive(write_frames);
     }
+    if (taken != 0) continue;
     try {
       writer.flush();  // idle: what is captured reaches the file (and a closed pipe shows)
     } catch (const std::runtime_error& e) {
       return e.what();
     }
-    queue.wait(std::chrono::milliseconds(100));
+    wait_any(waiting, std::chrono::milliseconds(100));
   }
   try {
     writer.close();
@@ -69,29 +76,46 @@ std::string capture(Queue& queue, PcapWriter& writer, const DumpOptions& o,
   return {};
 }
 
-void print_summary(const Queue& queue, const PcapWriter& writer, const DumpOptions& o) {
-  const QueueStats stats = queue.stats();
+// "veth0:0" for one queue, "veth0:0,1" for several: one word, as the summary's readers expect.
+std::string queues_name(std::span<const Queue> queues) {
+  std::string name = queues.front().name();
+  for (const Queue& queue : queues.subspan(1)) name += "," + std::to_string(queue.id());
+  return name;
+}
+
+void print_summary(std::span<const Queue> queues, const PcapWriter& writer, const DumpOptions& o) {
+  QueueStats sum{};
+  for (const Queue& queue : queues) {
+    const QueueStats stats = queue.stats();
+    sum.kernel.rx_dropped += stats.kernel.rx_dropped;
+    sum.kernel.rx_ring_full += stats.kernel.rx_ring_full;
+    sum.refused += stats.refused;
+    sum.received += stats.received;
+    sum.invalid_chains += stats.invalid_chains;
+  }
   std::fprintf(stderr, "dump: %llu %s from %s to %s (kernel dropped %llu, ring full %llu",
                static_cast<unsigned long long>(writer.frames()), o.frags ? "packets" : "frames",
-               queue.name().c_str(), o.file == "-" ? "standard output" : o.file.c_str(),
-               static_cast<unsigned long long>(stats.kernel.rx_dropped),
-               static_cast<unsigned long long>(stats.kernel.rx_ring_full));
-  std::fprintf(stderr, ", bad descriptors %llu", static_cast<unsigned long long>(stats.refused));
+               queues_name(queues).c_str(), o.file == "-" ? "standard output" : o.file.c_str(),
+               static_cast<unsigned long long>(sum.kernel.rx_dropped),
+               static_cast<unsigned long long>(sum.kernel.rx_ring_full));
+  std::fprintf(stderr, ", bad descriptors %llu", static_cast<unsigned long long>(sum.refused));
   if (o.frags) {
     std::fprintf(stderr, ", fragments %llu, invalid chains %llu",
-                 static_cast<unsigned long long>(stats.received),
-                 static_cast<unsigned long long>(stats.invalid_chains));
+                 static_cast<unsigned long long>(sum.received),
+                 static_cast<unsigned long long>(sum.invalid_chains));
   }
   std::fprintf(stderr, ")\n");
 }
 
-// Every frame where the queue says it is: a leak would have shown as a shrinking capture.
-void require_every_frame_accounted_for(const Queue& queue) {
-  if (const FrameAccount a = queue.account();
-      a.total() != queue.frames() || queue.ledger().errors()) {
-    throw std::runtime_error("frame account: " + std::to_string(a.total()) + " of " +
-                             std::to_string(queue.frames()) + " frames accounted for, " +
-                             std::to_string(queue.ledger().errors()) + " ledger error(s)");
+// Every frame where its queue says it is: a leak would have shown as a shrinking capture.
+void require_every_frame_accounted_for(std::span<const Queue> queues) {
+  for (const Queue& queue : queues) {
+    if (const FrameAccount a = queue.account();
+        a.total() != queue.frames() || queue.ledger().errors()) {
+      throw std::runtime_error(queue.name() + ": frame account: " + std::to_string(a.total()) +
+                               " of " + std::to_string(queue.frames()) + " frames accounted for, " +
+                               std::to_string(queue.ledger().errors()) + " ledger error(s)");
+    }
   }
 }
 
@@ -99,9 +123,12 @@ void require_every_frame_accounted_for(const Queue& queue) {
 
 CLI::App* add_dump_options(CLI::App& parent, DumpOptions& o) {
   CLI::App* app = parent.add_subcommand(
-      "dump", "capture what arrives on one rx queue through AF_XDP into a pcap file");
+      "dump", "capture what arrives on an interface's rx queues through AF_XDP into a pcap file");
   app->add_option("-i,--interface", o.interface, "interface to capture on")->required();
-  app->add_option("-q,--queue", o.queue, "rx queue")->capture_default_str();
+  app->add_option("-q,--queue", o.queues,
+                  "rx queue to capture; repeat for more (default: every one)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_option("-w,--write", o.file, "pcap file to write, - for standard output")->required();
   app->add_option("-C,--count", o.count, "stop after this many frames (0: at SIGINT/SIGTERM)")
       ->capture_default_str()
@@ -182,7 +209,7 @@ Port open_port(const DumpOptions& o) {
   // A named config, not a braced temporary: g++ 12 with Debian's hardening flags warns that the
   // temporary's strings may be used uninitialized (-Wmaybe-uninitialized, a false positive).
   PortConfig config;
-  config.queues = {o.queue};
+  config.queues = o.queues;  // empty: every rx queue
   config.bind = o.skb ? BindMode::skb : BindMode::native_copy;
   config.attach = o.skb ? AttachMode::skb : AttachMode::native;
   config.transmit = false;
@@ -195,7 +222,7 @@ Port open_port(const DumpOptions& o) {
 
 int run_dump(const DumpOptions& o) {
   require_privilege("dump");
-  check_queues(o.interface, std::span(&o.queue, 1));  // said before any file is made
+  check_queues(o.interface, o.queues);  // said before any file is made
   check_frame_fits_mtu(o.interface, PortConfig{}.frame_size, o.frags);
   // A reader that goes away is a write error (EPIPE), reported with the summary, not a silent
   // death by SIGPIPE.
@@ -212,12 +239,11 @@ int run_dump(const DumpOptions& o) {
   Port port = open_port(o);
   if (!writer) writer.emplace(start_capture(*file, o.file), o.file);
   file.reset();
-  Queue& queue = port.queues().front();
-  const std::string write_error = capture(queue, *writer, o, signals);
-  print_summary(queue, *writer, o);
+  const std::string write_error = capture(port.queues(), *writer, o, signals);
+  print_summary(port.queues(), *writer, o);
   std::fputs(steering_text(port.steering().list()).c_str(), stderr);
   if (!write_error.empty()) throw std::runtime_error(write_error);
-  require_every_frame_accounted_for(queue);
+  require_every_frame_accounted_for(port.queues());
   return 0;
 }
 

@@ -1,6 +1,8 @@
-// `afxdp dump -i IF [-q Q] -w FILE.pcap [-C N] [-S]`: capture what arrives on one rx queue
-// through AF_XDP (copy mode) into a pcap file ("-w -": standard output, for `tshark -r -`).
-// Frames on that queue go to the capture instead of the network stack while it runs.
+// `afxdp dump -i IF [-q Q]... -w FILE.pcap [-C N] [-S]`: capture what arrives on the interface's
+// rx queues (every one, or those -q names) through AF_XDP (copy mode) into one pcap file, in the
+// order one thread sees the frames arrive ("-w -": standard output, for `tshark -r -`). Frames
+// on those queues go to the capture instead of the network stack while it runs (--steer: only
+// the flows named), and each queue has one AF_XDP owner: a queue another socket holds is refused.
 // Stops after -C frames or at SIGINT/SIGTERM, flushing and closing the file (exit 0).
 #pragma once
 
@@ -15,12 +17,12 @@
 namespace afxdp::tool {
 
 struct DumpOptions {
-  std::string interface;    // -i
-  std::uint32_t queue = 0;  // -q
-  std::string file;         // -w: "-" is standard output
-  std::uint64_t count = 0;  // -C: 0 is until interrupted
-  bool skb = false;         // -S: attach in skb (generic) mode instead of native
-  bool frags = false;       // -F: multi-buffer, one record per whole packet
+  std::string interface;              // -i
+  std::vector<std::uint32_t> queues;  // -q, repeatable; empty: every rx queue
+  std::string file;                   // -w: "-" is standard output
+  std::uint64_t count = 0;            // -C: 0 is until interrupted
+  bool skb = false;                   // -S: attach in skb (generic) mode instead of native
+  bool frags = false;                 // -F: multi-buffer, one record per whole packet
   // --steer: only these frames, the rest to the kernel (texts, then parsed)
   std::vector<std::string> steer_texts;
   std::vector<Match> steer;
