@@ -349,20 +349,59 @@ Receiver::Receiver(Socket& socket, std::uint64_t first_frame, std::uint32_t fram
       frames_(frames) {}
 
 void Receiver::lend(std::int64_t odd_offset) {
-  FillRing& fill = socket_->fill();
+  std::vector<std::int64_t> offsets(frames_);
+  for (std::size_t i = 1; i < offsets.size(); i += 2) offsets[i] = odd_offset;
+  lend_frames(offsets);
+}
+
+void Receiver::lend_per_packet(const std::vector<std::int64_t>& offsets) {
+  const UmemConfig& config = socket_->umem().config();
+  const auto frame_size = static_cast<std::int64_t>(config.frame_size);
+  std::vector<std::int64_t> by_frame;
+  for (std::size_t k = 0; k < offsets.size() && k < expected_.size(); ++k) {
+    const std::int64_t offset = offsets[k] >= 0 ? offsets[k] % frame_size : offsets[k];
+    by_frame.insert(by_frame.end(), buffers_until_[k + 1] - buffers_until_[k], offset);
+  }
+  by_frame.resize(std::max<std::size_t>(by_frame.size(), frames_), 0);
+  check_fill_order_ = true;
+  lend_frames(by_frame);
+}
+
+std::vector<std::uint64_t> Receiver::first_lent(std::size_t n) const {
+  return {lent_first_.begin(),
+          lent_first_.begin() + static_cast<std::ptrdiff_t>(std::min(n, lent_first_.size()))};
+}
+
+// Frame i at its start + offsets[i], as many frames as the fill ring holds.
+void Receiver::lend_frames(const std::vector<std::int64_t>& offsets) {
   const std::uint32_t frame_size = socket_->umem().config().frame_size;
-  const std::uint32_t n = std::min(frames_, fill.size());
+  const std::uint32_t n = std::min(frames_, socket_->fill().size());
+  lent_first_.clear();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::int64_t addr = static_cast<std::int64_t>(first_ + std::uint64_t{i} * frame_size) +
+                              (i < offsets.size() ? offsets[i] : 0);
+    if (addr < 0) {
+      fail("frame " + std::to_string(i) + " lent before the UMEM's start");
+      return;
+    }
+    lent_first_.push_back(static_cast<std::uint64_t>(addr));
+  }
+  if (put_on_fill(n, [&](std::uint32_t i) { return lent_first_[i]; })) lent_ = n;
+}
+
+bool Receiver::put_on_fill(std::uint32_t n,
+                           const std::function<std::uint64_t(std::uint32_t)>& addr) {
+  FillRing& fill = socket_->fill();
   if (fill.reserve(n) != n) {
     fail("fill ring has no room for " + std::to_string(n) + " frames");
-    return;
+    return false;
   }
   for (std::uint32_t i = 0; i < n; ++i) {
-    const std::int64_t offset = i % 2 == 1 ? odd_offset : 0;
-    fill.at(i) = static_cast<std::uint64_t>(
-        static_cast<std::int64_t>(first_ + std::uint64_t{i} * frame_size) + offset);
+    fill.at(i) = addr(i);
+    if (check_fill_order_) fill_order_.push_back(addr(i));
   }
   fill.submit(n);
-  lent_ = n;
+  return true;
 }
 
 void Receiver::expect(std::vector<std::uint32_t> sequences, std::vector<std::uint32_t> lengths) {
@@ -396,7 +435,12 @@ void Receiver::take(const xdp_desc& desc) {
          " (XDP_PACKET_HEADROOM + UMEM headroom)");
   } else if (!config.unaligned_chunks && offset + desc.len > config.frame_size) {
     fail("fragment crosses its frame: " + describe(desc));
+  } else if (check_fill_order_ &&
+             (fill_order_.empty() || umem.chunk_of(fill_order_.front()) != chunk)) {
+    fail("rx descriptor " + describe(desc) + " is not in the buffer lent next, " +
+         (fill_order_.empty() ? std::string("none") : std::to_string(fill_order_.front())));
   } else {
+    if (check_fill_order_) fill_order_.pop_front();
     const auto* data = reinterpret_cast<const std::uint8_t*>(umem.data(umem.resolve(desc.addr)));
     if (packet_.empty() && check_metadata_) {
       conformance_meta meta{};
@@ -454,17 +498,15 @@ std::uint32_t Receiver::receive(std::uint32_t max) {
   for (std::uint32_t i = 0; i < n; ++i) {
     take(rx.at(i));
     ++descriptors_;
-    waiting_.push_back(socket_->umem().chunk_of(rx.at(i).addr));
+    if (refill_) waiting_.push_back(socket_->umem().chunk_of(rx.at(i).addr));
   }
   rx.release(n);  // read before released: the frames are ours until they go back on fill
   if (!waiting_.empty()) {
-    FillRing& fill = socket_->fill();
-    std::uint32_t m = fill.free_slots(static_cast<std::uint32_t>(waiting_.size()));
+    std::uint32_t m = socket_->fill().free_slots(static_cast<std::uint32_t>(waiting_.size()));
     m = std::min<std::uint32_t>(m, static_cast<std::uint32_t>(waiting_.size()));
-    if (m > 0 && fill.reserve(m) == m) {
-      for (std::uint32_t i = 0; i < m; ++i) fill.at(i) = waiting_[waiting_.size() - m + i];
-      fill.submit(m);
-      waiting_.resize(waiting_.size() - m);
+    const std::size_t from = waiting_.size() - m;
+    if (m > 0 && put_on_fill(m, [&](std::uint32_t i) { return waiting_[from + i]; })) {
+      waiting_.resize(from);
     }
   }
   return n;
@@ -498,8 +540,9 @@ std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
   for (Receiver* r : receivers) lent += r->lent();
   const auto idle_limit = std::chrono::seconds(3);  // THREAD_TMOUT
   auto last_progress = std::chrono::steady_clock::now();
+  const auto queued = [&] { return sender.all_queued() || sender.next() >= options.until; };
   const auto finished = [&] {
-    if (!sender.all_queued() || !sender.all_completed()) return false;
+    if (!queued() || !sender.all_completed()) return false;
     for (Receiver* r : receivers) {
       if (!r->done()) return false;
     }
@@ -535,14 +578,16 @@ std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
     // Pace like the kernel's test: never more in flight than the receivers can hold.
     std::uint32_t in_flight = 0;
     for (Receiver* r : receivers) in_flight += r->in_flight(sender.next());
-    if (!sender.all_queued() && (receivers.empty() || in_flight + options.tx_batch <= lent)) {
+    if (!queued() && (receivers.empty() || in_flight + options.tx_batch <= lent)) {
       if (options.poll_tx && tx.tx().free_slots(options.tx_batch) < options.tx_batch) {
         const int r = tx.poll(POLLOUT, 1000);
         if (r <= 0 || (r & POLLOUT) == 0) {
           return "poll(POLLOUT) on a full tx ring returned " + std::to_string(r);
         }
       }
-      const std::uint32_t n = sender.send(options.tx_batch);
+      const auto up_to = static_cast<std::uint32_t>(
+          std::min<std::size_t>(options.tx_batch, options.until - sender.next()));
+      const std::uint32_t n = sender.send(up_to);
       progress |= n != 0;
       polled = n != 0 && options.poll_tx;
       if (n != 0 && options.poll_tx && veth_has_room()) {

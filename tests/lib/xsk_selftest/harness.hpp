@@ -19,6 +19,7 @@
 #include <lab.hpp>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -288,6 +289,19 @@ class Receiver {
   // Lend every rx frame to the fill ring (the kernel's xsk_populate_fill_ring); every odd one
   // `odd_offset` bytes from its start (unaligned chunks: SEND_RECEIVE_UNALIGNED lends frame - 32).
   void lend(std::int64_t odd_offset = 0);
+  // Lend as the kernel's xsk_populate_fill_ring does for a table whose packets carry offsets
+  // (after expect()): the rx buffers of the k-th expected packet (as many as it takes) at frame
+  // + offsets[k] % frame_size, or frame + offsets[k] when negative, the frames taken in order;
+  // the rest at their starts. Then every rx descriptor must name the buffer lent next (the fill
+  // ring is a FIFO) at XDP_PACKET_HEADROOM + headroom from it, as the kernel's is_offset_correct
+  // checks (in aligned mode the kernel rounds a fill address down to its chunk, and so must the
+  // backend).
+  void lend_per_packet(const std::vector<std::int64_t>& offsets);
+  // The first `n` addresses lent, in order (what the kernel's set-up gives, for a case to pin).
+  [[nodiscard]] std::vector<std::uint64_t> first_lent(std::size_t n) const;
+  // Give received frames back to the fill ring (the default), or keep them: the kernel's
+  // use_fill_ring = false (STAT_FILL_EMPTY lends once and starves).
+  void refill(bool on) noexcept { refill_ = on; }
   // The frames are on the fill ring already: an earlier receiver on the same fill ring lent them
   // and gave every one back.
   void already_lent() noexcept { lent_ = frames_; }
@@ -348,7 +362,13 @@ class Receiver {
   bool skip_lost(std::uint32_t sequence);
   std::uint32_t may_lose_ = 0, lost_ = 0;
   std::vector<std::uint64_t> waiting_;  // frames for the fill ring that did not fit yet
-  std::vector<std::uint8_t> packet_;    // the fragments of the packet so far
+  bool refill_ = true;
+  void lend_frames(const std::vector<std::int64_t>& offsets);
+  bool put_on_fill(std::uint32_t n, const std::function<std::uint64_t(std::uint32_t)>& addr);
+  bool check_fill_order_ = false;
+  std::deque<std::uint64_t> fill_order_;   // what is on the fill ring, oldest first (if checked)
+  std::vector<std::uint64_t> lent_first_;  // lend_frames' addresses
+  std::vector<std::uint8_t> packet_;       // the fragments of the packet so far
   std::uint32_t fragments_ = 0;
   std::uint32_t descriptors_ = 0;
   std::vector<std::uint32_t> fragments_by_packet_;
@@ -365,6 +385,10 @@ struct TrafficOptions {
   bool poll_tx = false;  // poll(POLLOUT) instead of sendto; a timeout fails (POLL_TX)
   std::uint32_t tx_batch = batch;
   std::uint32_t rx_batch = batch;
+  // Queue only the packets before this one (single-descriptor packets), and finish once they are
+  // completed and received: a case goes on with the same Sender in a second call
+  // (STAT_FILL_EMPTY: the stream past what the receiver lent, sent with no receiver).
+  std::size_t until = SIZE_MAX;
 };
 
 // Drive one sender and its receivers until every receiver has its frames and the sender its
