@@ -407,7 +407,9 @@ QueueStats Queue::stats() const {
                get(c.abandoned),
                {},
                get(c.packets),
-               get(c.invalid_chains)};
+               get(c.invalid_chains),
+               get(c.rx_bytes),
+               get(c.tx_bytes)};
   s.kernel = kernel_->statistics();
   return s;
 }
@@ -441,12 +443,12 @@ void Queue::recycle_unkept(std::uint32_t taken) noexcept {
 }
 
 void Queue::unwind_serve(const Frame& thrown, std::uint32_t n, std::uint32_t i, std::uint32_t taken,
-                         std::uint32_t sent, std::uint32_t dropped) noexcept {
+                         std::uint32_t sent, std::uint32_t dropped, ServeBytes bytes) noexcept {
   if (!thrown.kept_) chunks_[dropped++] = chunk_of(thrown.address_);
   const std::uint32_t consumed = i + 1;
   rx_->cancel(n - consumed);  // not handled yet: the next call takes them
   tx_->cancel(n - consumed);
-  finish_serve(consumed, taken, sent, dropped);
+  finish_serve(consumed, taken, sent, dropped, bytes);
 }
 
 void Queue::unwind_forward(Queue& out, const Frame& thrown, std::uint32_t n, std::uint32_t i,
@@ -537,10 +539,10 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
     n = std::min(n, q.tx_->free_slots(n));
   }
   n = q.tx_->reserve(n);  // all n: they fit
-  const std::uint32_t sent = q.put_batch(frames_ + next_, n);
+  std::uint64_t bytes = 0;
+  const std::uint32_t sent = q.put_batch(frames_ + next_, n, bytes);
   q.tx_->cancel(n - sent);
-  q.tx_->submit(sent);
-  q.tx_in_flight_ += sent;
+  q.submit_tx(sent, bytes);
   q.tx_out_ += sent;
   q.held_ -= n;
   next_ += n;
@@ -578,29 +580,35 @@ std::uint32_t TxBatch::send_packet(std::uint32_t fragments) {
     q.tx_->at(k) = xdp_desc{first[k].address(), first[k].size(), options};
     q.to_tx(first[k].address(), FramePlace::application);
   }
-  q.tx_->submit(fragments);
-  q.tx_in_flight_ += fragments;
+  q.submit_tx(fragments);
   q.tx_out_ += fragments;
   q.after_send();
   return fragments;
 }
 
-std::uint32_t Queue::put_batch(const Frame* frames, std::uint32_t n) noexcept {
+std::uint32_t Queue::put_batch(const Frame* frames, std::uint32_t n,
+                               std::uint64_t& bytes) noexcept {
   const detail::FrameGeometry g = geo_;
   std::uint8_t* const on_tx = on_tx_.data();
   // Each frame into the slot of its own index, up to the first empty one.
   const Frame* f = frames;
+  std::uint64_t sum = 0;
   for (const std::span<xdp_desc> part : tx_->reserved().parts()) {
 #pragma GCC unroll 4
     for (xdp_desc& slot : part) {
-      if (f->size_ == 0) [[unlikely]]
-        return put_packed(frames, n, static_cast<std::uint32_t>(f - frames));
+      if (f->size_ == 0) [[unlikely]] {
+        const std::uint32_t sent = put_packed(frames, n, static_cast<std::uint32_t>(f - frames));
+        bytes = detail::descriptor_bytes(tx_->reserved(), sent);
+        return sent;
+      }
+      sum += f->size_;
       slot = xdp_desc{f->address_, f->size_, 0};
       on_tx[g.index(f->address_)] = 1;
       record(f->address_, FramePlace::application, FramePlace::tx);
       ++f;
     }
   }
+  bytes = sum;
   return n;
 }
 
@@ -759,8 +767,7 @@ bool Queue::send(FrameRef&& ref) noexcept {
     return false;
   }
   tx_->at(0) = xdp_desc{ref.frame_.address(), ref.frame_.size(), 0};
-  tx_->submit(1);
-  ++tx_in_flight_;
+  submit_tx(1, ref.frame_.size());
   --owner->held_;
   ++owner->tx_out_;
   owner->to_tx(owner->chunk_of(ref.frame_.address()), FramePlace::application);

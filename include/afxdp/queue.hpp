@@ -230,16 +230,25 @@ class Queue {
   // receive()'s one pass over the descriptors: every peeked descriptor that take_as() admits, into
   // frames, its frame's start into chunks (what goes back on the fill ring); returns how many.
   // One loop per mode, chosen once per batch.
+  // `bytes`: what the peeked descriptors carry, every one's length (a refused one's too).
   template <bool Unaligned>
-  std::uint32_t take_all(Frame* frames, std::uint64_t* chunks) noexcept;
-  // n peeked descriptors handed back to the kernel, `taken` of them as this queue's frames (the
-  // rest refused and counted).
-  void end_rx(std::uint32_t n, std::uint32_t taken) noexcept;
+  std::uint32_t take_all(Frame* frames, std::uint64_t* chunks, std::uint64_t& bytes) noexcept;
+  // n peeked descriptors, carrying `bytes`, handed back to the kernel, `taken` of them as this
+  // queue's frames (the rest refused and counted).
+  void end_rx(std::uint32_t n, std::uint32_t taken, std::uint64_t bytes) noexcept;
+  // The first n peeked rx descriptors released, `bytes` (what they carry) counted in rx_bytes;
+  // without `bytes`, read back from them (the chain paths, where no loop summed them).
+  void release_rx(std::uint32_t n, std::uint64_t bytes) noexcept;
+  void release_rx(std::uint32_t n) noexcept;
+  // The first n reserved tx slots, written, submitted and in flight until completed; `bytes`
+  // (what they carry) counted in tx_bytes, or read back from them.
+  void submit_tx(std::uint32_t n, std::uint64_t bytes) noexcept;
+  void submit_tx(std::uint32_t n) noexcept;
   // Room on out's tx ring for n frames (out may be this queue): what does not fit stays on rx,
   // counted, and tx is kicked so that it drains. Reserves what fits and returns it.
   std::uint32_t reserve_tx(Queue& out, std::uint32_t n) noexcept;
   // The first `sent` of `reserved` tx slots submitted, the rest given back; kicked when due.
-  void publish_tx(std::uint32_t reserved, std::uint32_t sent) noexcept;
+  void publish_tx(std::uint32_t reserved, std::uint32_t sent, std::uint64_t bytes) noexcept;
   // Give frames (chunk addresses) back: to the fill ring while it lacks frames and has room,
   // else to the pool.
   void recycle_chunks(const std::uint64_t* chunks, std::uint32_t n, FramePlace from) noexcept;
@@ -278,7 +287,8 @@ class Queue {
   // A TxBatch's n frames onto the n slots reserved on tx, in order, but an empty one (the kernel
   // skips an empty descriptor and never completes it: the frame would be lost), which goes back
   // to the pool, refused and counted. Returns how many went on tx.
-  std::uint32_t put_batch(const Frame* frames, std::uint32_t n) noexcept;
+  // `bytes`: what the frames put on tx carry.
+  std::uint32_t put_batch(const Frame* frames, std::uint32_t n, std::uint64_t& bytes) noexcept;
   // put_batch's rest from frames[i] on, the first empty one: packed into the slots from i on.
   std::uint32_t put_packed(const Frame* frames, std::uint32_t n, std::uint32_t i) noexcept;
   void abandon(FrameRef& frame) noexcept;
@@ -325,6 +335,8 @@ class Queue {
   ChainTake take_chains_as(std::uint32_t n) noexcept;
   // What one forward() batch did with its frames.
   struct ForwardTally {
+    std::uint64_t rx_bytes = 0;   // what the descriptors taken off rx carry
+    std::uint64_t out_bytes = 0;  // what the forwarded frames carry
     std::uint32_t taken = 0;      // descriptors taken as this queue's frames
     std::uint32_t forwarded = 0;  // on out's tx ring
     std::uint32_t sent_back = 0;  // on this queue's tx ring
@@ -344,15 +356,20 @@ class Queue {
   // serve()'s loop over n peeked descriptors with n tx slots reserved, one per UMEM mode.
   template <bool Unaligned, class Handler>
   [[gnu::always_inline]] std::uint32_t serve_batch(Handler& handler, std::uint32_t n);
+  // The bytes a serve() batch took off rx and put on tx, for the byte counters.
+  struct ServeBytes {
+    std::uint64_t rx = 0;
+    std::uint64_t tx = 0;
+  };
   // serve()'s batch published: n taken off rx (taken of them this queue's frames), the first
   // `sent` tx slots submitted, the rest cancelled, `dropped` frames in chunks_ recycled.
-  void finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent,
-                    std::uint32_t dropped) noexcept;
+  void finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent, std::uint32_t dropped,
+                    ServeBytes bytes) noexcept;
   // A handler threw on frame i of n (`thrown`): the frames before it keep their verdicts, it goes
   // back to receiving (counted as dropped) unless kept, those after it stay on rx for the next
   // call.
   void unwind_serve(const Frame& thrown, std::uint32_t n, std::uint32_t i, std::uint32_t taken,
-                    std::uint32_t sent, std::uint32_t dropped) noexcept;
+                    std::uint32_t sent, std::uint32_t dropped, ServeBytes bytes) noexcept;
   void finish_receive_packets(const ChainTake& t) noexcept;
   // What one serve_packets() batch did with its packets.
   struct PacketTally {

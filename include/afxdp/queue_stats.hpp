@@ -30,9 +30,13 @@ struct QueueStats {
   // frames recycled).
   std::uint64_t packets = 0;
   std::uint64_t invalid_chains = 0;
+  // Bytes of the frames taken off the rx ring (every descriptor's length, fragments included)
+  // and of the frames put on the tx ring (submitted: `sent` counts them once completed).
+  std::uint64_t rx_bytes = 0;
+  std::uint64_t tx_bytes = 0;
 
   // Every counter but `kernel`, which has its own list.
-  static constexpr std::array<Counter<QueueStats>, 12> counters{{
+  static constexpr std::array<Counter<QueueStats>, 14> counters{{
       {"received", &QueueStats::received},
       {"sent", &QueueStats::sent},
       {"dropped", &QueueStats::dropped},
@@ -45,6 +49,8 @@ struct QueueStats {
       {"abandoned", &QueueStats::abandoned},
       {"packets", &QueueStats::packets},
       {"invalid_chains", &QueueStats::invalid_chains},
+      {"rx_bytes", &QueueStats::rx_bytes},
+      {"tx_bytes", &QueueStats::tx_bytes},
   }};
 
   friend constexpr QueueStats operator-(const QueueStats& a, const QueueStats& b) noexcept {

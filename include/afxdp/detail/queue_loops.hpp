@@ -53,36 +53,75 @@ inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc,
 }
 
 template <bool Unaligned>
-inline std::uint32_t Queue::take_all(Frame* frames, std::uint64_t* chunks) noexcept {
+inline std::uint32_t Queue::take_all(Frame* frames, std::uint64_t* chunks,
+                                     std::uint64_t& bytes) noexcept {
   const detail::FrameGeometry g = geo_;
   Frame* next = frames;
   std::uint64_t* next_chunk = chunks;
+  std::uint64_t sum = 0;
   for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
     // Four descriptors a turn: the loop's step, compare and branch once per four frames (1.8
     // instructions a frame fewer; the body is the same).
 #pragma GCC unroll 4
     for (const xdp_desc& desc : part) {
+      sum += desc.len;
       if (take_as<Unaligned>(g, desc, *next, *next_chunk)) [[likely]] {
         ++next;
         ++next_chunk;
       }
     }
   }
+  bytes = sum;
   return static_cast<std::uint32_t>(next - frames);
 }
 
-inline void Queue::end_rx(std::uint32_t n, std::uint32_t taken) noexcept {
+namespace detail {
+// The bytes the first n descriptors of `window` carry: read for the byte counters while those
+// descriptors are still in cache (rx just taken, tx just written).
+template <class Desc>
+inline std::uint64_t descriptor_bytes(const RingWindow<Desc>& window, std::uint32_t n) noexcept {
+  std::uint64_t bytes = 0;
+  std::uint32_t left = n;
+  for (const std::span<Desc> part : window.parts()) {
+    const std::uint32_t k = left < part.size() ? left : static_cast<std::uint32_t>(part.size());
+    for (std::uint32_t i = 0; i < k; ++i) bytes += part[i].len;
+    left -= k;
+  }
+  return bytes;
+}
+}  // namespace detail
+
+inline void Queue::release_rx(std::uint32_t n, std::uint64_t bytes) noexcept {
+  detail::QueueCounters::add(counters_.rx_bytes, bytes);
   rx_->release(n);
+}
+
+inline void Queue::release_rx(std::uint32_t n) noexcept {
+  release_rx(n, detail::descriptor_bytes(rx_->peeked(), n));
+}
+
+inline void Queue::submit_tx(std::uint32_t n, std::uint64_t bytes) noexcept {
+  detail::QueueCounters::add(counters_.tx_bytes, bytes);
+  tx_->submit(n);
+  tx_in_flight_ += n;
+}
+
+inline void Queue::submit_tx(std::uint32_t n) noexcept {
+  submit_tx(n, detail::descriptor_bytes(tx_->reserved(), n));
+}
+
+inline void Queue::end_rx(std::uint32_t n, std::uint32_t taken, std::uint64_t bytes) noexcept {
+  release_rx(n, bytes);
   fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
   detail::QueueCounters::add(counters_.received, taken);
   if (taken != n) [[unlikely]]
     detail::QueueCounters::add(counters_.refused, n - taken);
 }
 
-inline void Queue::publish_tx(std::uint32_t reserved, std::uint32_t sent) noexcept {
+inline void Queue::publish_tx(std::uint32_t reserved, std::uint32_t sent,
+                              std::uint64_t bytes) noexcept {
   tx_->cancel(reserved - sent);
-  tx_->submit(sent);
-  tx_in_flight_ += sent;
+  submit_tx(sent, bytes);
   if (sent != 0) after_send();
 }
 
@@ -126,8 +165,9 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   if (n == 0) return 0;
   Frame* const frames = frames_.data();
   std::uint64_t* const chunks = chunks_.data();
-  const std::uint32_t taken =
-      geo_.unaligned ? take_all<true>(frames, chunks) : take_all<false>(frames, chunks);
+  std::uint64_t bytes = 0;
+  const std::uint32_t taken = geo_.unaligned ? take_all<true>(frames, chunks, bytes)
+                                             : take_all<false>(frames, chunks, bytes);
   if constexpr (FrameLedger::enabled) {
     for (std::uint32_t i = 0; i < taken; ++i) {
       record(chunks[i], FramePlace::fill, FramePlace::application);
@@ -136,14 +176,14 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   const std::uint32_t keeps = keeps_;
   {
     detail::OnUnwind unwind([&]() noexcept {
-      end_rx(n, taken);
+      end_rx(n, taken, bytes);
       recycle_unkept(taken);
     });
     const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // frames_ is the reader's
     reader(std::span<Frame>(frames, taken));
     unwind.dismiss();
   }
-  end_rx(n, taken);
+  end_rx(n, taken, bytes);
   // Every frame back onto the fill ring at once, when none was refused or kept (the rule); else
   // through the general path that skips kept frames and parks what does not fit.
   if (taken == n && keeps_ == keeps && fill_->reserve(n) == n) [[likely]] {
@@ -190,16 +230,18 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
   std::uint32_t dropped = 0;
   std::uint32_t taken = 0;
   std::uint32_t i = 0;
+  ServeBytes bytes;
   {
     detail::OnUnwind unwind([&]() noexcept {
       // i and taken count the frame that threw
-      unwind_serve(frame, n, i - 1, taken, taken - 1 - kept - dropped, dropped);
+      unwind_serve(frame, n, i - 1, taken, taken - 1 - kept - dropped, dropped, bytes);
     });
     // rx peeked and tx reserved: no nested call, no send.
     const detail::BatchGuard batch(lacks_, frame_rx | packet_rx | tx_ability);
     for (const std::span<const xdp_desc> part : rx.parts()) {
       for (const xdp_desc& desc : part) {
         ++i;
+        bytes.rx += desc.len;
         if (take_as<Unaligned>(g, desc, frame)) [[likely]] {
           ++taken;
           record(g.chunk(frame.address_), FramePlace::fill, FramePlace::application);
@@ -215,6 +257,7 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
           const std::uint64_t chunk = g.chunk(frame.address_);
           if (verdict != Verdict::drop && frame.size_ != 0) [[likely]] {
             tx.put(xdp_desc{frame.address_, frame.size_, 0});
+            bytes.tx += frame.size_;
             on_tx[g.index(chunk)] = 1;
             record(chunk, FramePlace::application, FramePlace::tx);
           } else {
@@ -225,17 +268,17 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
     }
     unwind.dismiss();
   }
-  finish_serve(n, taken, taken - kept - dropped, dropped);
+  finish_serve(n, taken, taken - kept - dropped, dropped, bytes);
   return n;
 }
 
 inline void Queue::finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent,
-                                std::uint32_t dropped) noexcept {
-  end_rx(n, taken);
+                                std::uint32_t dropped, ServeBytes bytes) noexcept {
+  end_rx(n, taken, bytes.rx);
   tx_out_ += sent;
   recycle_chunks(chunks_.data(), dropped, FramePlace::application);
   if (dropped != 0) detail::QueueCounters::add(counters_.dropped, dropped);
-  publish_tx(n, sent);
+  publish_tx(n, sent, bytes.tx);
 }
 
 template <FrameHandler Handler>
@@ -275,6 +318,7 @@ inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uin
     for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
       for (const xdp_desc& desc : part) {
         ++i;
+        tally.rx_bytes += desc.len;
         if (!take_as<Unaligned>(g, desc, frame)) [[unlikely]]
           continue;
         ++tally.taken;
@@ -290,6 +334,7 @@ inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uin
           const std::uint64_t chunk = g.chunk(frame.address_);
           out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
           ++tally.forwarded;
+          tally.out_bytes += frame.size_;
           on_tx[g.index(chunk)] = 1;
           record(chunk, FramePlace::application, FramePlace::tx);
           continue;
@@ -314,12 +359,14 @@ inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, 
     if (shared) [[likely]] {
       out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
       ++tally.forwarded;
+      tally.out_bytes += frame.size_;
       to_tx(chunk, FramePlace::application);
       return;
     }
     if (xdp_desc copy{}; out.copy_in(frame, copy)) {
       out_tx.put(copy);
       ++tally.forwarded;
+      tally.out_bytes += copy.len;
       ++tally.copied;
     } else {
       ++tally.dropped;
@@ -327,10 +374,9 @@ inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, 
     chunks_[tally.back++] = chunk;
   } else if (verdict == Verdict::send_back && tx_ != nullptr && tx_->reserve(1) == 1) {
     tx_->at(0) = xdp_desc{frame.address_, frame.size_, 0};
-    tx_->submit(1);
+    submit_tx(1, frame.size_);
     to_tx(chunk, FramePlace::application);
     ++tx_out_;
-    ++tx_in_flight_;
     ++tally.sent_back;
   } else {
     chunks_[tally.back++] = chunk;
@@ -339,12 +385,12 @@ inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, 
 }
 
 inline void Queue::finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally) {
-  end_rx(n, tally.taken);
+  end_rx(n, tally.taken, tally.rx_bytes);
   tx_out_ += tally.forwarded - tally.copied;  // this queue's frames now on out's tx ring
   recycle_chunks(chunks_.data(), tally.back, FramePlace::application);
   detail::QueueCounters::add(counters_.forwarded, tally.forwarded);
   if (tally.dropped != 0) detail::QueueCounters::add(counters_.dropped, tally.dropped);
-  out.publish_tx(n, tally.forwarded);
+  out.publish_tx(n, tally.forwarded, tally.out_bytes);
   if (tally.sent_back != 0) after_send();
 }
 
@@ -356,7 +402,7 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
   if (n == 0) return 0;
   idle_.note_data();
   const ChainTake t = take_chains(n);
-  rx_->release(n);
+  release_rx(n);
   fill_side_ -= t.taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
   {
     detail::OnUnwind unwind([&]() noexcept { finish_receive_packets(t); });
@@ -455,10 +501,9 @@ inline void Queue::route_packet(Packet& packet, Verdict verdict, PacketTally& ta
 
 inline void Queue::finish_serve_packets(std::uint32_t n, std::uint32_t released, const ChainTake& t,
                                         const PacketTally& tally) noexcept {
-  rx_->release(released);
+  release_rx(released);
   tx_->cancel(n - tally.sent);
-  tx_->submit(tally.sent);
-  tx_in_flight_ += tally.sent;
+  submit_tx(tally.sent);
   tx_out_ += tally.sent;
   recycle_chunks(chunks_.data(), tally.back, FramePlace::application);
   detail::QueueCounters::add(counters_.received, t.taken);

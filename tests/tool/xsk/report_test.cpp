@@ -23,6 +23,8 @@ Sample sample(std::uint64_t k, double seconds) {
   s.stats.refused = 100 * k + 6;
   s.stats.packets = 100 * k + 7;
   s.stats.invalid_chains = 100 * k + 8;
+  s.stats.rx_bytes = 100 * k + 9;
+  s.stats.tx_bytes = 100 * k + 10;
   s.stats.kernel = {k + 11, k + 12, k + 13, k + 14, k + 15, k + 16};
   return s;
 }
@@ -62,6 +64,8 @@ TEST(Report, TextRowsWithFragsAndAppStats) {
             "rx                1,599,760        2,000,007\n"
             "rx frags          1,599,760        2,000,001\n"
             "tx frags          1,599,760        2,000,002\n"
+            "rx bytes          1,599,760        2,000,009\n"
+            "tx bytes          1,599,760        2,000,010\n"
             "syscalls          3,199,520        4,000,007\n"
             "empty polls       1,599,760        2,000,005\n");
 }
@@ -75,7 +79,8 @@ TEST(Report, JsonSummaryKeys) {
       line,
       "{\"summary\":true,\"benchmark\":\"l2fwd\",\"interface\":\"veth0\",\"mode\":\"xdp-drv\","
       "\"seconds\":3.250,\"sockets\":2,\"rx_pps\":615478,\"tx_pps\":615478,"
-      "\"rx_packets\":2000302,\"tx_packets\":2000304,\"refused_descs\":2000312,"
+      "\"rx_bytes_ps\":615482,\"tx_bytes_ps\":615483,\"rx_packets\":2000302,"
+      "\"tx_packets\":2000304,\"rx_bytes\":2000318,\"tx_bytes\":2000320,\"refused_descs\":2000312,"
       "\"syscalls\":4000614,\"empty_polls\":2000310,\"ledger\":false}\n");
 }
 

@@ -49,6 +49,9 @@ constexpr Row rows[] = {
     {Shown::frags, "rx frags", "rx_frags", nullptr, queue<&QueueStats::received>},
     {Shown::whole, "tx", "tx_packets", "tx_pps", queue<&QueueStats::sent>},
     {Shown::frags, "tx frags", "tx_frags", "tx_frags_pps", queue<&QueueStats::sent>},
+    // Bytes of the frames received, and of those put on tx (sent once completed).
+    {Shown::always, "rx bytes", "rx_bytes", "rx_bytes_ps", queue<&QueueStats::rx_bytes>},
+    {Shown::always, "tx bytes", "tx_bytes", "tx_bytes_ps", queue<&QueueStats::tx_bytes>},
     {Shown::always, nullptr, "refused_descs", nullptr, queue<&QueueStats::refused>},
     {Shown::frags, nullptr, "invalid_chains", nullptr, queue<&QueueStats::invalid_chains>},
     {Shown::xdp, "rx dropped", "rx_dropped", nullptr, kernel<&XdpStatistics::rx_dropped>},
