@@ -40,7 +40,8 @@ attached through a bpf_link, and afxdp::Port, a data path that keeps every
 ring rule. This package has the headers, libafxdp.a, the CMake package
 (find_package(afxdp)), the pkg-config files (afxdp, afxdp-testing) and
 libafxdp-testing.a (testing::Loopback), to unit-test packet handlers
-without root.")
+without root, and in /usr/share/doc/libafxdp-dev the documentation and
+the examples, a CMake project of their own on the installed library.")
 
 # /usr/share/doc/PACKAGE/{copyright,changelog.Debian.gz}, which Debian policy asks of every
 # package, and the lintian tags we keep, each with its reason (cmake/debian/*.lintian-overrides).
