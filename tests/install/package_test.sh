@@ -78,7 +78,7 @@ step c++ -std=c++20 -o "$work/pc_handler_test" "$work/test_your_handler.cpp" \
 step "$work/pc_handler_test" > /dev/null
 
 # What the README points to, shipped: the docs, and the examples built from /usr/share/doc with
-# cmake alone (a copy: the directory is the package's, read-only to its users).
+# cmake alone (out of source: the package's directory is only read).
 doc=/usr/share/doc/libafxdp-dev
 for file in README.md docs/api.md docs/testing.md examples/CMakeLists.txt examples/lab/lab.cpp; do
   [ -f "$doc/$file" ] || { echo "not in libafxdp-dev: $doc/$file"; exit 1; }
