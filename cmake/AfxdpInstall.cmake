@@ -1,7 +1,8 @@
 # Install and export, in two components (the Debian packages of AfxdpPackage.cmake): `tool` (the
 # `afxdp` tool when built, afxdp-demo, the man pages, the bash completion) and `dev` (headers,
 # libafxdp.a, libafxdp-testing.a, the header-only afxdp::rings, a CMake package (find_package(afxdp) -> afxdp::afxdp,
-# afxdp::rings, afxdp::testing) and pkg-config files (afxdp.pc, afxdp-testing.pc)).
+# afxdp::rings, afxdp::testing), pkg-config files (afxdp.pc, afxdp-testing.pc), and the README,
+# docs/ and examples/ in share/doc/libafxdp-dev).
 # Included last from the top CMakeLists.txt, once every target exists.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -60,3 +61,24 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/afxdp-testing.pc.in ${PROJECT_BINARY_DI
                @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/afxdp.pc ${PROJECT_BINARY_DIR}/afxdp-testing.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+
+# What the README points to, laid out as in the source tree so that its links hold: README.md,
+# docs/ (its Markdown, the benchmarks' log in parts, the charts of benchmarks.md) and examples/,
+# whose CMakeLists.txt is a project of its own on the installed package (find_package(afxdp)). The
+# examples run on the lab's private network (namespace, veth pairs): its three sources go along
+# as examples/lab/, built there as a part of the examples, never as a library of the package.
+# The directory is the package's (share/doc/libafxdp-dev) in any prefix, so that a test of an
+# installed tree finds the examples where the package puts them.
+set(AFXDP_DOC_DIR ${CMAKE_INSTALL_DATADIR}/doc/libafxdp-dev)
+file(GLOB afxdp_doc_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md
+     ${PROJECT_SOURCE_DIR}/docs/*.svg)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${AFXDP_DOC_DIR} COMPONENT dev)
+install(FILES ${afxdp_doc_files} DESTINATION ${AFXDP_DOC_DIR}/docs COMPONENT dev)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/benchmarks-log DESTINATION ${AFXDP_DOC_DIR}/docs
+        COMPONENT dev FILES_MATCHING PATTERN "*.md")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${AFXDP_DOC_DIR}/examples
+        COMPONENT dev)
+install(FILES ${PROJECT_SOURCE_DIR}/tests/support/lab/lab.hpp
+              ${PROJECT_SOURCE_DIR}/tests/support/lab/lab.cpp
+              ${PROJECT_SOURCE_DIR}/tests/support/lab/napi_threads.cpp
+        DESTINATION ${AFXDP_DOC_DIR}/examples/lab COMPONENT dev)

@@ -28,9 +28,11 @@ veth pair (afxdp demo).")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libafxdp-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
-# What afxdp.pc (Requires.private: libbpf) and afxdpConfig.cmake (pkg_check_modules(libbpf))
-# need; libbpf-dev brings libelf-dev and zlib1g-dev for a static link.
-set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libbpf-dev (>= 1:${AFXDP_LIBBPF_MIN}), pkgconf | pkg-config")
+# What afxdp.pc (Requires: libbpf) and afxdpConfig.cmake (pkg_check_modules(libbpf)) need, and
+# afxdp-testing.pc (Requires: gtest_main); libbpf-dev brings libelf-dev and zlib1g-dev for a
+# static link.
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
+    "libbpf-dev (>= 1:${AFXDP_LIBBPF_MIN}), libgtest-dev, pkgconf | pkg-config")
 set(CPACK_COMPONENT_DEV_DESCRIPTION "C++20 AF_XDP library (static) and its headers
 afxdp is a C++20 library for AF_XDP sockets: a UMEM and the four rings
 speaking the kernel's ring protocol, sockets, the XDP redirect program
@@ -38,7 +40,8 @@ attached through a bpf_link, and afxdp::Port, a data path that keeps every
 ring rule. This package has the headers, libafxdp.a, the CMake package
 (find_package(afxdp)), the pkg-config files (afxdp, afxdp-testing) and
 libafxdp-testing.a (testing::Loopback), to unit-test packet handlers
-without root.")
+without root, and in /usr/share/doc/libafxdp-dev the documentation and
+the examples, a CMake project of their own on the installed library.")
 
 # /usr/share/doc/PACKAGE/{copyright,changelog.Debian.gz}, which Debian policy asks of every
 # package, and the lintian tags we keep, each with its reason (cmake/debian/*.lintian-overrides).

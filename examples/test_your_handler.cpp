@@ -3,7 +3,8 @@
 // on a real interface, so what is checked here is what runs there. docs/testing.md says what the
 // loopback models and what it does not.
 //
-// Build: link afxdp::testing (CMake) or `pkg-config --static --libs afxdp-testing`, and GTest.
+// Build: link afxdp::testing and GTest::gtest_main (CMake), or `pkg-config --cflags --libs
+// afxdp-testing` (which brings GoogleTest and its main()).
 #include <afxdp/queue.hpp>
 #include <afxdp/testing/loopback.hpp>
 

@@ -3,8 +3,10 @@
 # (built by scripts/package first when missing: minutes), as `apt install ./...deb` would (dpkg -i,
 # then apt-get -f install for what is missing), then runs the tool, reads a man page, completes a
 # word, builds the consumer of tests/install against /usr through find_package(afxdp) and through
-# pkg-config, purges the packages and checks that none of their files is left. Whatever fails,
-# the trap purges what this test installed.
+# pkg-config (`pkg-config --cflags --libs`, no --static), builds the examples libafxdp-dev ships
+# in /usr/share/doc/libafxdp-dev/examples with cmake alone and runs two of them, purges the
+# packages and checks that none of their files is left. Whatever fails, the trap purges what this
+# test installed.
 #
 #   package_test.sh SOURCE_DIR WORK_DIR        exit 77: skipped (not root, or afxdp installed)
 set -euo pipefail
@@ -66,6 +68,28 @@ for consume in find_package pkg-config; do
   step "$work/$consume/consumer"
   step "$work/$consume/test_your_handler" > /dev/null
 done
+# pkg-config as a Makefile uses it: --cflags --libs, no --static; afxdp-testing brings GoogleTest
+# and its main().
+step c++ -std=c++20 -o "$work/pc_consumer" "$source_dir/tests/install/consumer/consumer.cpp" \
+  $(pkg-config --cflags --libs afxdp)
+step "$work/pc_consumer"
+step c++ -std=c++20 -o "$work/pc_handler_test" "$work/test_your_handler.cpp" \
+  $(pkg-config --cflags --libs afxdp-testing)
+step "$work/pc_handler_test" > /dev/null
+
+# What the README points to, shipped: the docs, and the examples built from /usr/share/doc with
+# cmake alone (out of source: the package's directory is only read).
+doc=/usr/share/doc/libafxdp-dev
+for file in README.md docs/api.md docs/testing.md examples/CMakeLists.txt examples/lab/lab.cpp; do
+  [ -f "$doc/$file" ] || { echo "not in libafxdp-dev: $doc/$file"; exit 1; }
+done
+step cmake -S "$doc/examples" -B "$work/examples" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF > /dev/null
+step cmake --build "$work/examples" -j"$(nproc)" > /dev/null
+step "$work/examples/test_your_handler" > /dev/null
+# One of them on its private network (root: this test is): 0 when it saw every frame it sent.
+rc=0
+step "$work/examples/count" || rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 77 ] || { echo "the shipped count example failed ($rc)"; exit 1; }
 
 # Removed, nothing left: every file the packages listed is gone.
 dpkg -L afxdp libafxdp-dev | sort -u > "$work/files"
