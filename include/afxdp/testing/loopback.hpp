@@ -14,7 +14,11 @@
 // chunks, and faults a test can switch on. Not modelled: an XDP program (every injected frame goes
 // to the queue's socket), time, zero-copy. docs/testing.md says more.
 //
-// Threading: one thread drives the loopback and its queues.
+// Threading: one thread drives the loopback (inject, kick, poll, transmitted, the faults). The
+// rings rings(q) gives may be driven by another thread, one thread per queue's rings: each is a
+// FakeRing, whose kernel side and user side may be two threads. readiness() reads only the
+// rings' shared words, so that thread may call it too. (The conformance tier's rx thread receives
+// on queue 1 while its tx thread kicks queue 0, whose delivery injects into queue 1.)
 #pragma once
 
 #include <afxdp/port.hpp>

@@ -57,9 +57,11 @@ class LoopbackEndpoint final : public Endpoint {
   WakeStatus wake_rx() noexcept override { return {}; }
   // The Loopback never changes while poll(2) would wait: no event of `events` now is a timeout.
   // NOLINTNEXTLINE(bugprone-exception-escape): as wake_tx
+  // An end without a tx ring only reads the rings' shared words (readiness): run_traffic's rx
+  // thread polls it while its tx thread kicks the other end, which delivers into this one.
   int poll(short events, int /*timeout_ms*/) noexcept override {
-    const short ready = transmits_ ? loopback_.poll(queue_, events)
-                                   : static_cast<short>(loopback_.readiness(queue_) & ~POLLOUT);
+    if (!transmits_) return loopback_.readiness(queue_) & ~POLLOUT & (events | POLLERR | POLLHUP);
+    const short ready = loopback_.poll(queue_, events);
     deliver();
     return ready & (events | POLLERR | POLLHUP);
   }

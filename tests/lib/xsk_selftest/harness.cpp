@@ -5,11 +5,14 @@
 #include <afxdp/detail/uapi.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <poll.h>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 namespace afxdp::conformance {
@@ -530,89 +533,273 @@ std::uint32_t Receiver::expected_before(std::size_t sequence) const {
                                     expected_.begin());
 }
 
-std::uint32_t Receiver::in_flight(std::size_t sent) const {
-  return buffers_until_[expected_before(sent)] - buffers_until_[next_];
+std::uint32_t Receiver::in_flight(std::size_t sent, std::size_t received) const {
+  const std::uint32_t sent_buffers = buffers_until_[expected_before(sent)];
+  const std::uint32_t received_buffers = buffers_until_[received];
+  return sent_buffers > received_buffers ? sent_buffers - received_buffers : 0;
 }
 
-std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
-                        const TrafficOptions& options) {
-  std::uint32_t lent = 0;
-  for (Receiver* r : receivers) lent += r->lent();
-  const auto idle_limit = std::chrono::seconds(3);  // THREAD_TMOUT
-  auto last_progress = std::chrono::steady_clock::now();
-  const auto queued = [&] { return sender.all_queued() || sender.next() >= options.until; };
-  const auto finished = [&] {
-    if (!queued() || !sender.all_completed()) return false;
-    for (Receiver* r : receivers) {
-      if (!r->done()) return false;
-    }
-    return true;
-  };
-  const auto first_error = [&]() -> std::string {
-    if (!sender.error().empty()) return sender.error();
-    for (Receiver* r : receivers) {
+Drive default_drive() {
+  const char* drive = std::getenv("AFXDP_CONFORMANCE_DRIVE");
+  if (drive == nullptr || *drive == '\0' || std::string_view(drive) == "two_threads") {
+    return Drive::two_threads;
+  }
+  if (std::string_view(drive) == "one_thread") return Drive::one_thread;
+  throw std::invalid_argument(std::string("AFXDP_CONFORMANCE_DRIVE=") + drive +
+                              ": must be two_threads or one_thread");
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto idle_limit = std::chrono::seconds(3);  // THREAD_TMOUT
+
+// One run_traffic: the steps of each side and the rules they follow, driven from one thread or
+// two. A step reads the other side's progress only through its arguments (`in_flight`, `passed`,
+// what the other thread last published when there are two).
+class Traffic {
+ public:
+  Traffic(Sender& sender, std::vector<Receiver*> receivers, const TrafficOptions& options)
+      : sender_(sender), receivers_(std::move(receivers)), options_(options) {
+    for (Receiver* r : receivers_) lent_ += r->lent();
+  }
+  std::string one_thread();
+  std::string two_threads();
+
+ private:
+  [[nodiscard]] bool queued() const {
+    return sender_.all_queued() || sender_.next() >= options_.until;
+  }
+  [[nodiscard]] bool rx_done() const {
+    return std::all_of(receivers_.begin(), receivers_.end(), [](Receiver* r) { return r->done(); });
+  }
+  [[nodiscard]] std::string first_error() const {
+    if (!sender_.error().empty()) return sender_.error();
+    for (Receiver* r : receivers_) {
       if (!r->error().empty()) return r->error();
     }
     return "";
-  };
+  }
+  [[nodiscard]] std::string stalled(const char* how) const {
+    std::string state = "no progress for 3 s (" + std::string(how) + "): queued " +
+                        std::to_string(sender_.next()) + ", awaiting completion " +
+                        std::to_string(sender_.awaiting());
+    for (Receiver* r : receivers_) state += ", received " + std::to_string(r->received());
+    return state;
+  }
+  bool tx_step(std::uint32_t in_flight, std::size_t passed, std::string& failure);
+  bool rx_step(Receiver& r, std::uint32_t in_flight, std::string& failure);
+
+  Sender& sender_;
+  std::vector<Receiver*> receivers_;
+  const TrafficOptions& options_;
+  std::uint32_t lent_ = 0;
+};
+
+// The sender's step: send a batch if the pacing allows, kick, take completions. `in_flight`: rx
+// buffers the packets queued so far take, less those received; `passed`: the stream's packets up
+// to the last one any receiver has. True when something moved; a failure goes in `failure`.
+bool Traffic::tx_step(std::uint32_t in_flight, std::size_t passed, std::string& failure) {
   // Frames the kernel took from the tx ring that have not reached the receiving end's XDP
-  // program yet wait in veth's ring, which drops what does not fit (see veth_ring). veth keeps
-  // them in order, so every frame up to the last one received has left it.
+  // program yet wait in veth's ring, which drops what does not fit (see veth_ring; and
+  // veth_ring_unfreed: slots its NAPI has read may not be free yet). veth keeps them in order, so
+  // every frame up to the last one received has left it.
   const auto veth_has_room = [&] {
-    if (receivers.empty()) return true;
-    std::size_t passed = 0;
-    for (Receiver* r : receivers) passed = std::max(passed, r->passed());
-    return sender.consumed() - passed + tx_budget <= veth_ring;
+    return receivers_.empty() ||
+           sender_.consumed() - passed + tx_budget + veth_ring_unfreed <= veth_ring;
   };
-  Endpoint& tx = sender.socket();
-  while (!finished()) {
+  Endpoint& tx = sender_.socket();
+  bool progress = false;
+  bool polled = false;
+  // Pace like the kernel's test: never more in flight than the receivers can hold.
+  if (!queued() && (receivers_.empty() || in_flight + options_.tx_batch <= lent_)) {
+    if (options_.poll_tx && tx.tx().free_slots(options_.tx_batch) < options_.tx_batch) {
+      const int r = tx.poll(POLLOUT, 1000);
+      if (r <= 0 || (r & POLLOUT) == 0) {
+        failure = "poll(POLLOUT) on a full tx ring returned " + std::to_string(r);
+        return false;
+      }
+    }
+    const auto up_to = static_cast<std::uint32_t>(
+        std::min<std::size_t>(options_.tx_batch, options_.until - sender_.next()));
+    const std::uint32_t n = sender_.send(up_to);
+    progress |= n != 0;
+    polled = n != 0 && options_.poll_tx;
+    if (n != 0 && options_.poll_tx && veth_has_room()) {
+      const int r = tx.poll(POLLOUT, 1000);
+      if (r <= 0 || (r & POLLOUT) == 0) {
+        failure = "poll(POLLOUT) after submitting returned " + std::to_string(r);
+        return false;
+      }
+    }
+  }
+  // Paced or done, the kernel's test kicks with sendto even in poll mode; so do we, unless
+  // veth's ring might not hold what one more kick could send.
+  if (!polled && veth_has_room()) sender_.kick();
+  progress |= sender_.complete() != 0;
+  return progress;
+}
+
+// One receiver's step: poll first if asked (a timeout with `in_flight` buffers' worth of packets
+// on their way fails), then receive a batch. True when something arrived.
+bool Traffic::rx_step(Receiver& r, std::uint32_t in_flight, std::string& failure) {
+  if (options_.poll_rx) {
+    const int p = r.socket().poll(POLLIN, 1000);
+    if (p == 0 && in_flight != 0) {
+      failure = "poll(POLLIN) timed out with frames in flight";
+      return false;
+    }
+    if (p < 0) {
+      failure = "poll(POLLIN) failed: " + std::to_string(p);
+      return false;
+    }
+  }
+  return r.receive(options_.rx_batch) != 0;
+}
+
+std::string Traffic::one_thread() {
+  auto last_progress = Clock::now();
+  while (!(queued() && sender_.all_completed() && rx_done())) {
     if (std::string e = first_error(); !e.empty()) return e;
-    if (std::chrono::steady_clock::now() - last_progress > idle_limit) {
-      std::string state = "no progress for 3 s: queued " + std::to_string(sender.next()) +
-                          ", awaiting completion " + std::to_string(sender.awaiting());
-      for (Receiver* r : receivers) state += ", received " + std::to_string(r->received());
-      return state;
-    }
-    bool progress = false;
-    bool polled = false;
-    // Pace like the kernel's test: never more in flight than the receivers can hold.
+    if (Clock::now() - last_progress > idle_limit) return stalled("one thread");
     std::uint32_t in_flight = 0;
-    for (Receiver* r : receivers) in_flight += r->in_flight(sender.next());
-    if (!queued() && (receivers.empty() || in_flight + options.tx_batch <= lent)) {
-      if (options.poll_tx && tx.tx().free_slots(options.tx_batch) < options.tx_batch) {
-        const int r = tx.poll(POLLOUT, 1000);
-        if (r <= 0 || (r & POLLOUT) == 0) {
-          return "poll(POLLOUT) on a full tx ring returned " + std::to_string(r);
-        }
-      }
-      const auto up_to = static_cast<std::uint32_t>(
-          std::min<std::size_t>(options.tx_batch, options.until - sender.next()));
-      const std::uint32_t n = sender.send(up_to);
-      progress |= n != 0;
-      polled = n != 0 && options.poll_tx;
-      if (n != 0 && options.poll_tx && veth_has_room()) {
-        const int r = tx.poll(POLLOUT, 1000);
-        if (r <= 0 || (r & POLLOUT) == 0) {
-          return "poll(POLLOUT) after submitting returned " + std::to_string(r);
-        }
-      }
+    std::size_t passed = 0;
+    for (Receiver* r : receivers_) {
+      in_flight += r->in_flight(sender_.next());
+      passed = std::max(passed, r->passed());
     }
-    // Paced or done, the kernel's test kicks with sendto even in poll mode; so do we, unless
-    // veth's ring might not hold what one more kick could send.
-    if (!polled && veth_has_room()) sender.kick();
-    progress |= sender.complete() != 0;
-    for (Receiver* r : receivers) {
+    std::string failure;
+    bool progress = tx_step(in_flight, passed, failure);
+    for (Receiver* r : receivers_) {
+      if (!failure.empty()) return failure;
       if (r->done()) continue;
-      if (options.poll_rx) {
-        const int p = r->socket().poll(POLLIN, 1000);
-        if (p == 0 && in_flight != 0) return "poll(POLLIN) timed out with frames in flight";
-        if (p < 0) return "poll(POLLIN) failed: " + std::to_string(p);
-      }
-      progress |= r->receive(options.rx_batch) != 0;
+      progress |= rx_step(*r, in_flight, failure);
     }
-    if (progress) last_progress = std::chrono::steady_clock::now();
+    if (!failure.empty()) return failure;
+    if (progress) last_progress = Clock::now();
   }
   return first_error();
+}
+
+// The rx side (every receiver) on a thread of its own, the tx side on another, as the kernel's
+// worker_pkt_rx and worker_pkt_tx; this thread watches for 3 s without progress on either. What
+// the two share, and nothing else:
+//   received[i]    receiver i's packets received, published by the rx thread after each batch;
+//                  the tx thread paces by it (in_flight, passed: from the receiver's expected
+//                  stream, which expect() set before and nothing changes now). Stale is safe:
+//                  it only ever grows, so the tx side sees more in flight, never less.
+//   consumed       the packets the kernel has taken from the tx rings, published by the tx thread
+//                  after each step; the rx side's poll(POLLIN) may time out only while none of
+//                  them is on its way. Release/acquire: what the count says was taken is on the
+//                  rx ring by then, on the Loopback (its kick delivers) and on veth but for its
+//                  own queue and NAPI, which poll's second of waiting covers. The rx side may be
+//                  ahead of the count (the Loopback delivers inside the kick): none in flight.
+//   last_progress  when either side last moved (relaxed: a clock for the watchdog).
+//   stop           a failure on either side, or the watchdog: both sides return.
+//   tx_finished, rx_finished: each side's work done (the sender's also once the kernel has taken
+//                  every descriptor, invalid ones too).
+// The Sender, its sockets and rings belong to the tx thread; the Receivers, their rings and the
+// fill ring they may share (XDP_SHARED_UMEM) to the rx thread. Each side's own failure string is
+// read after both are joined.
+std::string Traffic::two_threads() {
+  std::vector<std::atomic<std::size_t>> received(receivers_.size());
+  std::atomic<std::size_t> consumed{0};
+  std::atomic<Clock::rep> last_progress{Clock::now().time_since_epoch().count()};
+  std::atomic<bool> stop{false}, tx_finished{false}, rx_finished{receivers_.empty()};
+  const auto touch = [&] {
+    last_progress.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  };
+  std::string tx_failure, rx_failure;
+
+  const auto tx_side = [&] {
+    try {
+      while (!stop.load(std::memory_order_acquire)) {
+        std::uint32_t in_flight = 0;
+        std::size_t passed = 0;
+        for (std::size_t i = 0; i < receivers_.size(); ++i) {
+          const std::size_t n = received[i].load(std::memory_order_acquire);
+          in_flight += receivers_[i]->in_flight(sender_.next(), n);
+          passed = std::max(passed, receivers_[i]->passed(n));
+        }
+        const bool progress = tx_step(in_flight, passed, tx_failure);
+        const std::size_t taken = sender_.consumed();
+        consumed.store(taken, std::memory_order_release);
+        if (!tx_failure.empty() || !sender_.error().empty()) break;
+        if (progress) touch();
+        if (queued() && sender_.all_completed() && taken == sender_.next()) {
+          tx_finished.store(true, std::memory_order_release);
+          return;
+        }
+        if (!progress) std::this_thread::yield();
+      }
+    } catch (const std::exception& e) {
+      tx_failure = std::string("tx thread: ") + e.what();
+    }
+    stop.store(true, std::memory_order_release);
+  };
+
+  const auto rx_side = [&] {
+    try {
+      while (!stop.load(std::memory_order_acquire)) {
+        const std::size_t taken = consumed.load(std::memory_order_acquire);
+        bool progress = false;
+        bool failed = false;
+        for (std::size_t i = 0; i < receivers_.size() && !failed; ++i) {
+          Receiver& r = *receivers_[i];
+          if (r.done()) continue;
+          progress |= rx_step(r, r.in_flight(taken), rx_failure);
+          received[i].store(r.received(), std::memory_order_release);
+          failed = !rx_failure.empty() || !r.error().empty();
+        }
+        if (failed) break;
+        if (progress) touch();
+        if (rx_done()) {
+          rx_finished.store(true, std::memory_order_release);
+          return;
+        }
+        if (!progress) std::this_thread::yield();
+      }
+    } catch (const std::exception& e) {
+      rx_failure = std::string("rx thread: ") + e.what();
+    }
+    stop.store(true, std::memory_order_release);
+  };
+
+  bool timed_out = false;
+  {
+    // Joined at the end of this scope, also when starting the second throws (stop set first).
+    std::vector<std::jthread> threads;
+    try {
+      if (!receivers_.empty()) threads.emplace_back(rx_side);
+      threads.emplace_back(tx_side);
+    } catch (...) {
+      stop.store(true);
+      throw;
+    }
+    while (!stop.load(std::memory_order_acquire) &&
+           !(tx_finished.load(std::memory_order_acquire) &&
+             rx_finished.load(std::memory_order_acquire))) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      const Clock::time_point last{Clock::duration(last_progress.load(std::memory_order_relaxed))};
+      if (Clock::now() - last > idle_limit) {
+        timed_out = true;
+        stop.store(true, std::memory_order_release);
+      }
+    }
+  }
+  if (!tx_failure.empty()) return tx_failure;
+  if (!rx_failure.empty()) return rx_failure;
+  if (std::string e = first_error(); !e.empty()) return e;
+  return timed_out ? stalled("two threads") : "";
+}
+
+}  // namespace
+
+std::string run_traffic(Sender& sender, std::vector<Receiver*> receivers,
+                        const TrafficOptions& options) {
+  Traffic traffic(sender, std::move(receivers), options);
+  return options.drive.value_or(default_drive()) == Drive::one_thread ? traffic.one_thread()
+                                                                      : traffic.two_threads();
 }
 
 Sender sender_on(Endpoint& from, Endpoint& to, const std::vector<Packet>& stream,

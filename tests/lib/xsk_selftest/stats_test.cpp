@@ -1,6 +1,7 @@
-// The kernel's statistics cases: each XDP_STATISTICS counter, exact. One thread drives both ends,
-// so the count is known when the last frame has been handled (the kernel's test, with two
-// threads, allows one less for STAT_RX_DROPPED).
+// The kernel's statistics cases: each XDP_STATISTICS counter, exact. run_traffic drives rx and tx
+// on two threads, as the kernel's test does, and returns once both are joined; each counter is
+// read after that and after settle(), so the count is known when the last frame has been handled
+// (the kernel's test allows one less for STAT_RX_DROPPED).
 #include "harness.hpp"
 
 #include <numeric>
