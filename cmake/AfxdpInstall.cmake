@@ -13,11 +13,15 @@ set(AFXDP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/afxdp)
 # The frame ledger changes the layout of afxdp::Queue (include/afxdp/frame_ledger.hpp): whoever
 # includes the installed headers must see the define the library was built with, or the Queue
 # objects libafxdp.a makes are not the ones their code reads (Port::queues()[1] lands mid-object).
+set(AFXDP_PC_DEFINES "")
 if(AFXDP_FRAME_LEDGER)
   target_compile_definitions(afxdp_rings INTERFACE $<INSTALL_INTERFACE:AFXDP_FRAME_LEDGER>)
-  set(AFXDP_PC_DEFINES " -DAFXDP_FRAME_LEDGER")
-else()
-  set(AFXDP_PC_DEFINES "")
+  string(APPEND AFXDP_PC_DEFINES " -DAFXDP_FRAME_LEDGER")
+endif()
+# A checked library writes and reads on-tx marks the inline loops must write too (src/CMakeLists.txt).
+if(AFXDP_RING_CHECKS)
+  target_compile_definitions(afxdp_rings INTERFACE $<INSTALL_INTERFACE:AFXDP_RING_CHECKS>)
+  string(APPEND AFXDP_PC_DEFINES " -DAFXDP_RING_CHECKS")
 endif()
 
 set_target_properties(afxdp_rings PROPERTIES EXPORT_NAME rings)

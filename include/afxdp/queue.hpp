@@ -214,7 +214,7 @@ class Queue {
   // One of this queue's frames goes on a tx ring.
   void to_tx(std::uint64_t chunk, FramePlace from) noexcept {
     record(chunk, from, FramePlace::tx);
-    on_tx_[geo_.index(chunk)] = 1;
+    if constexpr (detail::checks_kernel) on_tx_[geo_.index(chunk)] = 1;
   }
   // The batch's first step: collect completions, peek up to max received descriptors; when rx is
   // empty, an idle turn. Returns how many were peeked.

@@ -33,8 +33,10 @@ inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc,
                            std::uint64_t& chunk) noexcept {
   chunk = g.chunk(desc.addr);
   const std::uint64_t offset = g.offset_in<Unaligned>(desc.addr, chunk);
-  if (!g.owns_as<Unaligned>(chunk, offset, desc.len)) [[unlikely]]
-    return false;
+  if constexpr (detail::checks_kernel) {
+    if (!g.owns_as<Unaligned>(chunk, offset, desc.len)) [[unlikely]]
+      return false;
+  }
   // Aligned, an owned address is chunk + offset itself (owns() refused any upper bits).
   frame.data_ = g.area + (Unaligned ? chunk + offset : desc.addr);
   frame.address_ = desc.addr;
@@ -258,7 +260,7 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
           if (verdict != Verdict::drop && frame.size_ != 0) [[likely]] {
             tx.put(xdp_desc{frame.address_, frame.size_, 0});
             bytes.tx += frame.size_;
-            on_tx[g.index(chunk)] = 1;
+            if constexpr (detail::checks_kernel) on_tx[g.index(chunk)] = 1;
             record(chunk, FramePlace::application, FramePlace::tx);
           } else {
             dropped_chunks[dropped++] = chunk;
@@ -335,7 +337,7 @@ inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uin
           out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
           ++tally.forwarded;
           tally.out_bytes += frame.size_;
-          on_tx[g.index(chunk)] = 1;
+          if constexpr (detail::checks_kernel) on_tx[g.index(chunk)] = 1;
           record(chunk, FramePlace::application, FramePlace::tx);
           continue;
         }
