@@ -12,6 +12,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <poll.h>
 #include <stdexcept>
 #include <string>
@@ -749,6 +750,19 @@ Queue::ChainTake Queue::take_chains_as(std::uint32_t n) noexcept {
 // ---- Frames kept past the handler ----
 
 FrameRef Queue::keep(Frame& frame) noexcept {
+  // Only a frame this queue handed to a handler or reader, once: a kept frame (a FrameRef's
+  // too), a TxBatch's (already the application's: sent by the batch) or another queue's would be
+  // lent twice. Refused and counted, as a send inside a batch is.
+  const Frame* const batch = tx_frames_.data();
+  const bool in_tx_batch =
+      std::less_equal<>{}(batch, &frame) && std::less<>{}(&frame, batch + tx_frames_.size());
+  // Its bytes among this queue's frames (an address alone could be another UMEM's).
+  const auto at = reinterpret_cast<std::uintptr_t>(frame.data_) -
+                  reinterpret_cast<std::uintptr_t>(geo_.area + geo_.first);
+  if (frame.kept_ || in_tx_batch || at >= geo_.span) [[unlikely]] {
+    detail::QueueCounters::add(counters_.refused, 1);
+    return {};
+  }
   frame.kept_ = true;
   ++keeps_;
   ++held_;

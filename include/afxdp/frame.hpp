@@ -27,7 +27,12 @@ class Queue;
 // (Queue::keep), which hands its ownership to a FrameRef.
 class Frame {
  public:
-  Frame() = default;
+  // Not made, copied, assigned or swapped outside the Queue: a copy could be kept or sent while the
+  // Queue recycles the original (the frame lent twice), and a frame assigned into a TxBatch slot
+  // would be sent in the place of the pool frame the slot held (that one lost). Reorder a
+  // reader's span through pointers to its frames (docs/api.md, "Misuse and exceptions").
+  Frame(Frame&&) = delete;
+  Frame& operator=(Frame&&) = delete;
 
   // The packet's bytes: from where the kernel wrote it (or the application builds it) on.
   [[nodiscard]] std::span<std::byte> data() const noexcept { return {data_, size_}; }
@@ -55,6 +60,10 @@ class Frame {
  private:
   friend class Queue;
   friend class TxBatch;
+  friend class FrameRef;
+  Frame() = default;
+  Frame(const Frame&) = default;
+  Frame& operator=(const Frame&) = default;
   Frame(std::byte* data, std::uint64_t address, std::uint32_t size, std::uint16_t headroom,
         std::uint32_t frame_size) noexcept
       : data_(data), address_(address), size_(size), headroom_(headroom), frame_size_(frame_size) {}
@@ -66,9 +75,9 @@ class Frame {
   // an aligned frame is at most 4096 bytes). Of another type than size_, so that g++ stores the
   // two apart rather than pair them through a vector register (two instructions more a frame).
   std::uint16_t headroom_ = 0;
-  // Queue::keep took it: the Queue no longer recycles it. False in every frame the Queue hands
-  // out: the call that handed it out clears it after a keep() (a receive does not store it per
-  // frame).
+  // Queue::keep took it: the Queue no longer recycles it, and keep() refuses it. False in every
+  // frame the Queue hands to a handler or reader: the call that handed it out clears it after a
+  // keep() (a receive does not store it per frame). True in for_each_free_frame's pool frames.
   bool kept_ = false;
   // headroom + capacity: the frame size, the same for every frame (a receive stores it as it is,
   // where a capacity would be a subtraction per frame).

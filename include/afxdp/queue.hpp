@@ -116,12 +116,15 @@ class Queue {
   void for_each_free_frame(F&& f) {
     for (const std::uint64_t chunk : pool_.addresses()) {
       Frame frame(geo_.area + chunk, chunk, 0, 0, geo_.frame_size);
+      frame.kept_ = true;  // a pool frame: keep() refuses it (allocate() lends it)
       f(frame);
     }
   }
 
   // In a handler or reader: keep the frame past the call. The Queue no longer recycles it; the
-  // FrameRef must end in send() or recycle() on this queue (or be counted as abandoned).
+  // FrameRef must end in send() or recycle() on this queue (or be counted as abandoned). A frame
+  // this queue did not hand to the handler or reader, or one kept already (a FrameRef's frame
+  // too), is refused: an empty FrameRef, counted in `refused`.
   FrameRef keep(Frame& frame) noexcept;
   // Send a kept frame out of this queue (it must share the kept frame's UMEM); false, with the
   // FrameRef left as it was, when the tx ring is full or the UMEM is another.

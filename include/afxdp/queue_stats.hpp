@@ -21,7 +21,8 @@ struct QueueStats {
   std::uint64_t polls = 0;        // poll() calls
   std::uint64_t empty_turns = 0;  // receive/serve/forward calls that found rx empty
   // Descriptors from the kernel outside this queue's frames, completions for frames not out on
-  // tx, and frames refused for sending (empty, or sent inside a batch).
+  // tx, frames refused for sending (empty, or sent inside a batch) and keep() refused (a frame
+  // not handed to the handler, or kept already).
   std::uint64_t refused = 0;
   std::uint64_t abandoned = 0;  // FrameRefs destroyed without send() or recycle()
   XdpStatistics kernel;

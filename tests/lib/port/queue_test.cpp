@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -527,18 +529,18 @@ TEST(Queue, AFrameKeptInOneReceiveLeavesNextBatchsFramesToBeRecycled) {
   EXPECT_EQ(q.account().held, 0U);
 }
 
-// The span is the reader's: it may reorder its Frames (sort, partition) before it keeps one. What
-// goes back is what each slot holds now, not what the receive put there: recycling the slot's
-// first frame instead lent the kept frame to the fill ring while a FrameRef held it, and lost
-// the other.
+// The span is the reader's to reorder, through pointers (a Frame cannot be moved): the one it
+// keeps is the one the pointer names, and no other.
 TEST(Queue, AReaderThatReordersItsFramesBeforeKeepingOneGetsThatOneAndNoOther) {
   Loopback lb({.frames_per_queue = 16, .ring_size = 8});
   Queue& q = lb.port().queues()[0];
   for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
   afxdp::FrameRef kept;
   EXPECT_EQ(q.receive([&](std::span<Frame> frames) {
-    std::reverse(frames.begin(), frames.end());
-    kept = q.keep(frames[0]);  // the last received
+    std::vector<Frame*> order;
+    for (Frame& f : frames) order.push_back(&f);
+    std::reverse(order.begin(), order.end());
+    kept = q.keep(*order[0]);  // the last received
   }),
             4U);
   expect_accounted(q);
@@ -559,37 +561,66 @@ TEST(Queue, AReaderThatReordersItsFramesBeforeKeepingOneGetsThatOneAndNoOther) {
   EXPECT_EQ(q.account().held, 0U);
 }
 
-// A reader that overwrites a slot with another Frame (frames[1] = frames[0]) and keeps a third:
-// what goes back is what the receive took, less the kept frame, each once; a copy in the span
-// lends no frame twice.
-TEST(Queue, AReaderThatOverwritesASlotAndKeepsAnotherFrameLendsNoFrameTwice) {
+// A Frame is not the application's to make, copy, assign or swap. A copy kept while the Queue
+// recycled the original lent that frame twice; a frame assigned into a TxBatch slot was sent in
+// the place of the slot's pool frame, which was lost.
+static_assert(!std::is_default_constructible_v<Frame>);
+static_assert(!std::is_copy_constructible_v<Frame>);
+static_assert(!std::is_move_constructible_v<Frame>);
+static_assert(!std::is_copy_assignable_v<Frame>);
+static_assert(!std::is_move_assignable_v<Frame>);
+static_assert(!std::is_swappable_v<Frame>);
+
+// keep() takes only a frame this queue handed to the reader, once. Each refusal is an empty
+// FrameRef, counted in `refused`; the frame stays where it was, and no frame is lent twice.
+TEST(Queue, KeepRefusesAFrameKeptAlreadyAndAFrameRefsFrame) {
   Loopback lb({.frames_per_queue = 16, .ring_size = 8});
   Queue& q = lb.port().queues()[0];
   for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
   afxdp::FrameRef kept;
+  afxdp::FrameRef twice;
   EXPECT_EQ(q.receive([&](std::span<Frame> frames) {
     kept = q.keep(frames[2]);
-    frames[1] = frames[0];
+    twice = q.keep(frames[2]);
   }),
             4U);
+  EXPECT_TRUE(kept);
+  EXPECT_FALSE(twice) << "a frame kept twice";
+  afxdp::FrameRef again = q.keep(kept.frame());
+  EXPECT_FALSE(again) << "a FrameRef's frame kept again";
+  EXPECT_EQ(q.stats().refused, 2U);
   expect_accounted(q);
   EXPECT_EQ(q.account().held, 1U);
-  const std::uint64_t held = kept.frame().address() / 4096;
-  for (std::uint32_t round = 0; round < 4; ++round) {  // every fill ring frame received again
-    for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(10 + i)));
-    q.receive([&](std::span<Frame> frames) {
-      std::vector<std::uint64_t> seen;
-      for (const Frame& f : frames) {
-        EXPECT_NE(f.address() / 4096, held) << "lent twice";
-        seen.push_back(f.address() / 4096);
-      }
-      std::sort(seen.begin(), seen.end());
-      EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end()) << "lent twice";
-    });
-  }
   q.recycle(std::move(kept));
   expect_accounted(q);
   EXPECT_EQ(q.account().held, 0U);
+  EXPECT_EQ(q.stats().abandoned, 0U);
+}
+
+TEST(Queue, KeepRefusesATxBatchFrameAPoolFrameAndAnotherQueuesFrame) {
+  Loopback lb({.queues = 2, .frames_per_queue = 16, .ring_size = 8});
+  Queue& q = lb.port().queues()[0];
+  Queue& other = lb.port().queues()[1];
+  afxdp::FrameRef ref;
+  {
+    afxdp::TxBatch batch = q.allocate(2);
+    ASSERT_EQ(batch.size(), 2U);
+    ref = q.keep(batch[0]);
+    EXPECT_FALSE(ref) << "a TxBatch frame kept: sent by the batch and held by a FrameRef";
+  }
+  bool tried = false;
+  q.for_each_free_frame([&](Frame& f) {
+    if (!std::exchange(tried, true)) ref = q.keep(f);
+  });
+  EXPECT_TRUE(tried);
+  EXPECT_FALSE(ref) << "a pool frame kept";
+  ASSERT_TRUE(lb.inject(0, packet(7)));
+  EXPECT_EQ(q.receive([&](std::span<Frame> frames) { ref = other.keep(frames[0]); }), 1U);
+  EXPECT_FALSE(ref) << "another queue's frame kept";
+  EXPECT_EQ(q.stats().refused + other.stats().refused, 3U);
+  expect_accounted(q);
+  expect_accounted(other);
+  EXPECT_EQ(q.account().held + other.account().held, 0U);
 }
 
 // Issue 17 item 9: txpush fed completion addresses to its frame pool (and, with --pcap, to a
