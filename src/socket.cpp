@@ -4,6 +4,7 @@
 #include <afxdp/interface.hpp>
 #include <afxdp/socket.hpp>
 
+#include "config_rule.hpp"
 #include "ring_mapping.hpp"
 
 #include <cerrno>
@@ -15,9 +16,7 @@
 namespace afxdp {
 namespace {
 
-void require(bool holds, const char* field, const std::string& rule) {
-  if (!holds) throw ConfigError(field, rule);
-}
+using detail::require;
 
 std::uint16_t bind_flags(BindMode mode, bool need_wakeup, bool multi_buffer) {
   std::uint16_t flags = need_wakeup ? XDP_USE_NEED_WAKEUP : 0;

@@ -2,6 +2,7 @@
 #include <afxdp/error.hpp>
 #include <afxdp/umem.hpp>
 
+#include "config_rule.hpp"
 #include "ring_mapping.hpp"
 
 #include <cerrno>
@@ -13,12 +14,10 @@
 namespace afxdp {
 namespace {
 
+using detail::require;
+
 // MAP_HUGE_2MB: log2 of the page size in the bits above MAP_HUGE_SHIFT (uapi linux/mman.h).
 constexpr int map_huge_2mb = 21 << MAP_HUGE_SHIFT;
-
-void require(bool holds, const char* field, const std::string& rule) {
-  if (!holds) throw ConfigError(field, rule);
-}
 
 detail::Mapping map_area(const UmemConfig& config) {
   try {
