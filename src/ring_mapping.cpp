@@ -22,6 +22,4 @@ void make_umem_rings(int fd, std::uint32_t fill_size, std::uint32_t completion_s
                                         "completion ring");
 }
 
-bool is_power_of_two(std::uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
-
 }  // namespace afxdp::detail

@@ -33,6 +33,4 @@ void make_umem_rings(int fd, std::uint32_t fill_size, std::uint32_t completion_s
                      const std::string& context, MappedRing<FillRing>& fill,
                      MappedRing<CompletionRing>& completion);
 
-bool is_power_of_two(std::uint32_t n);
-
 }  // namespace afxdp::detail

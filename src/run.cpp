@@ -89,17 +89,24 @@ void throw_first_failure(std::span<Queue> queues, const std::vector<std::excepti
 }
 
 std::vector<unsigned> cpus_for(const RunConfig& config) {
-  const std::vector<unsigned> usable = usable_cpus();
-  for (const unsigned cpu : config.cpus) {
-    if (std::find(usable.begin(), usable.end(), cpu) == usable.end()) {
-      throw std::invalid_argument("cpus: CPU " + std::to_string(cpu) + " is not usable");
-    }
-  }
+  validate(config);
   if (!config.cpus.empty()) return config.cpus;
+  const std::vector<unsigned> usable = usable_cpus();
   return usable.empty() ? std::vector<unsigned>{0} : usable;
 }
 
 }  // namespace
+
+void validate(const RunConfig& config) {
+  if (config.cpus.empty()) return;
+  const std::vector<unsigned> usable = usable_cpus();
+  for (const unsigned cpu : config.cpus) {
+    if (std::find(usable.begin(), usable.end(), cpu) == usable.end()) {
+      throw ConfigError("cpus", "CPU " + std::to_string(cpu) +
+                                    " is not usable (not in this process's affinity mask)");
+    }
+  }
+}
 
 SignalStop::SignalStop(Delivery delivery) : SignalStop(delivery, nullptr) {}
 

@@ -4,8 +4,10 @@
 #include <afxdp/interface.hpp>
 #include <afxdp/socket.hpp>
 
+#include "config_rule.hpp"
 #include "ring_mapping.hpp"
 
+#include <bit>
 #include <cerrno>
 #include <poll.h>
 #include <stdexcept>
@@ -15,9 +17,7 @@
 namespace afxdp {
 namespace {
 
-void require(bool holds, const char* field, const std::string& rule) {
-  if (!holds) throw ConfigError(field, rule);
-}
+using detail::require;
 
 std::uint16_t bind_flags(BindMode mode, bool need_wakeup, bool multi_buffer) {
   std::uint16_t flags = need_wakeup ? XDP_USE_NEED_WAKEUP : 0;
@@ -111,9 +111,9 @@ void bind_socket(int fd, unsigned ifindex, const SocketConfig& c, int shared_ume
 void validate(const SocketConfig& c) {
   require(!c.interface.empty(), "interface", "must be named");
   require(c.rx_size != 0 || c.tx_size != 0, "rx_size, tx_size", "at least one ring is needed");
-  require(c.rx_size == 0 || detail::is_power_of_two(c.rx_size), "rx_size",
+  require(c.rx_size == 0 || std::has_single_bit(c.rx_size), "rx_size",
           std::to_string(c.rx_size) + " must be a power of two");
-  require(c.tx_size == 0 || detail::is_power_of_two(c.tx_size), "tx_size",
+  require(c.tx_size == 0 || std::has_single_bit(c.tx_size), "tx_size",
           std::to_string(c.tx_size) + " must be a power of two");
   require(!c.busy_poll || c.busy_poll_budget > 0, "busy_poll_budget", "must be at least 1");
   require(!c.busy_poll || c.busy_poll_budget <= 65535, "busy_poll_budget",

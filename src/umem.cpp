@@ -2,8 +2,10 @@
 #include <afxdp/error.hpp>
 #include <afxdp/umem.hpp>
 
+#include "config_rule.hpp"
 #include "ring_mapping.hpp"
 
+#include <bit>
 #include <cerrno>
 #include <stdexcept>
 #include <string>
@@ -13,12 +15,10 @@
 namespace afxdp {
 namespace {
 
+using detail::require;
+
 // MAP_HUGE_2MB: log2 of the page size in the bits above MAP_HUGE_SHIFT (uapi linux/mman.h).
 constexpr int map_huge_2mb = 21 << MAP_HUGE_SHIFT;
-
-void require(bool holds, const char* field, const std::string& rule) {
-  if (!holds) throw ConfigError(field, rule);
-}
 
 detail::Mapping map_area(const UmemConfig& config) {
   try {
@@ -60,9 +60,9 @@ void validate(const UmemConfig& c) {
   // refuse more at registration (EINVAL): that size depends on the kernel's build.
   require(c.headroom < c.frame_size - 256, "headroom",
           "must be less than frame_size - XDP_PACKET_HEADROOM (256)");
-  require(detail::is_power_of_two(c.fill_size), "fill_size",
+  require(std::has_single_bit(c.fill_size), "fill_size",
           std::to_string(c.fill_size) + " must be a power of two");
-  require(detail::is_power_of_two(c.completion_size), "completion_size",
+  require(std::has_single_bit(c.completion_size), "completion_size",
           std::to_string(c.completion_size) + " must be a power of two");
   require(!c.unaligned_chunks || c.hugepages, "unaligned_chunks", "needs hugepages");
   require(std::uint64_t{c.frame_count} * c.frame_size <= (std::uint64_t{1} << 40),

@@ -36,6 +36,10 @@ struct RunConfig {
   std::chrono::milliseconds tick{100};
 };
 
+// Throws afxdp::ConfigError("cpus", ...) for a CPU this process may not run on (its affinity
+// mask): run_per_queue checks it first; a caller checks before it opens the port.
+void validate(const RunConfig& config);
+
 template <class Body>
 concept IndexedQueueBody = std::invocable<Body&, Queue&, std::size_t, std::stop_token>;
 template <class Body>

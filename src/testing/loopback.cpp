@@ -14,6 +14,7 @@
 #include "../port_state.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <linux/bpf.h>
 #include <optional>
@@ -252,7 +253,7 @@ namespace {
 PortConfig port_config(const LoopbackConfig& c) {
   if (c.queues == 0) throw std::invalid_argument("queues: must be at least 1");
   if (c.tx_budget == 0) throw std::invalid_argument("tx_budget: must be at least 1");
-  if ((c.completion_size & (c.completion_size - 1)) != 0) {
+  if (c.completion_size != 0 && !std::has_single_bit(c.completion_size)) {
     throw std::invalid_argument("completion_size: " + std::to_string(c.completion_size) +
                                 " must be a power of two (or 0: ring_size)");
   }

@@ -155,6 +155,18 @@ TEST(RunPerQueue, AThreadThatCannotStartIsOneErrorNotAnAbort) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
+// A CPU outside the affinity mask is one ConfigError naming the field, found before any thread.
+TEST(RunPerQueue, ACpuThisProcessMayNotUseIsAConfigError) {
+  const std::vector<unsigned> usable = afxdp::usable_cpus();
+  ASSERT_FALSE(usable.empty());
+  const unsigned outside = usable.back() + 1;  // the mask is read in ascending order
+  const afxdp::RunConfig config{.cpus = {usable.front(), outside}};
+  EXPECT_THROW_WITH(afxdp::validate(config), afxdp::ConfigError,
+                    "cpus: CPU " + std::to_string(outside) + " is not usable");
+  EXPECT_NO_THROW(afxdp::validate(afxdp::RunConfig{}));
+  EXPECT_NO_THROW(afxdp::validate(afxdp::RunConfig{.cpus = afxdp::usable_cpus()}));
+}
+
 TEST(SignalStop, ASignalSetsTheFlagInsteadOfEndingTheProcess) {
   const afxdp::SignalStop stop = afxdp::stop_on_signals();
   EXPECT_FALSE(stop.requested());

@@ -7,7 +7,7 @@ namespace afxdp::tool {
 namespace {
 
 // Every field a subcommand sets from an option. The subcommands agree on the letters.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 11> field_flags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 12> field_flags{{
     {"queues", "-q"},
     {"queue", "-q"},
     {"frames_per_queue", "--frames"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 11> field_fl
     {"multi_buffer", "-F"},
     {"steer", "--steer"},
     {"spin_before_sleep", "--spin-before-sleep"},
+    {"cpus", "--cpu"},
 }};
 
 }  // namespace

@@ -4,7 +4,6 @@
 
 #include <afxdp/privilege.hpp>
 
-#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,7 +20,5 @@ inline void require_privilege(std::string_view subcommand) {
     throw std::runtime_error(std::string(subcommand) + " needs " + missing);
   }
 }
-
-constexpr bool is_power_of_two(std::uint64_t n) noexcept { return n != 0 && (n & (n - 1)) == 0; }
 
 }  // namespace afxdp::tool

@@ -2,6 +2,7 @@
 
 #include "common/json.hpp"
 #include "common/number_checks.hpp"
+#include "common/per_second.hpp"
 #include "common/report_schedule.hpp"
 #include "common/require.hpp"
 #include "common/skeleton.hpp"
@@ -20,7 +21,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -79,14 +79,6 @@ rxq_info_counters sum(const std::vector<rxq_info_counters>& values) {
   return total;
 }
 
-std::uint64_t rate(std::uint64_t count, double seconds) {
-  return static_cast<std::uint64_t>(std::llround(static_cast<double>(count) / seconds));
-}
-
-std::string per_second(std::uint64_t count, double seconds) {
-  return thousands(rate(count, seconds));
-}
-
 struct Report {
   std::string interface;
   unsigned ifindex = 0;
@@ -101,13 +93,13 @@ void print_text(const Report& r, const Snapshot& d, double seconds) {
   for (std::size_t c = 0; c < d.cpu.size(); ++c) {
     if (d.cpu[c].processed == 0 && d.cpu[c].issue == 0) continue;
     std::printf("%-15s %-7zu %-11s %-11s\n", "XDP-RX CPU", c,
-                per_second(d.cpu[c].processed, seconds).c_str(),
-                per_second(d.cpu[c].issue, seconds).c_str());
+                thousands(per_second(d.cpu[c].processed, seconds)).c_str(),
+                thousands(per_second(d.cpu[c].issue, seconds)).c_str());
   }
   const rxq_info_counters total = sum(d.cpu);
   std::printf("%-15s %-7s %-11s %-11s\n", "XDP-RX CPU", "total",
-              per_second(total.processed, seconds).c_str(),
-              per_second(total.issue, seconds).c_str());
+              thousands(per_second(total.processed, seconds)).c_str(),
+              thousands(per_second(total.issue, seconds)).c_str());
 
   std::printf("\n%-15s %-7s %-11s %-11s\n", "RXQ stats", "RXQ:CPU", "pps", "issue-pps");
   for (std::size_t q = 0; q < d.rxq.size(); ++q) {
@@ -116,12 +108,12 @@ void print_text(const Report& r, const Snapshot& d, double seconds) {
     for (std::size_t c = 0; c < d.rxq[q].size(); ++c) {
       if (d.rxq[q][c].processed == 0) continue;
       std::printf("%-15s %3zu:%-3zu %-11s %-11s\n", "rx_queue_index", q, c,
-                  per_second(d.rxq[q][c].processed, seconds).c_str(),
-                  per_second(d.rxq[q][c].issue, seconds).c_str());
+                  thousands(per_second(d.rxq[q][c].processed, seconds)).c_str(),
+                  thousands(per_second(d.rxq[q][c].issue, seconds)).c_str());
     }
     std::printf("%-15s %3zu:%-3s %-11s %-11s\n", "rx_queue_index", q, "sum",
-                per_second(queue.processed, seconds).c_str(),
-                per_second(queue.issue, seconds).c_str());
+                thousands(per_second(queue.processed, seconds)).c_str(),
+                thousands(per_second(queue.issue, seconds)).c_str());
   }
   std::fflush(stdout);
 }
@@ -130,7 +122,7 @@ void print_text(const Report& r, const Snapshot& d, double seconds) {
 void print_json(const Report& r, const Snapshot& d, double seconds, bool summary) {
   const char* count_key = summary ? "processed" : "pps";
   const char* issue_key = summary ? "issue" : "issue_pps";
-  auto value = [&](std::uint64_t count) { return summary ? count : rate(count, seconds); };
+  auto value = [&](std::uint64_t count) { return summary ? count : per_second(count, seconds); };
   std::string out = "{";
   if (summary) out += "\"summary\":true,";
   out += "\"interface\":" + json_string(r.interface) + ",\"ifindex\":" + std::to_string(r.ifindex) +

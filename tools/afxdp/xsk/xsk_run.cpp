@@ -1,5 +1,6 @@
 #include "xsk/xsk_run.hpp"
 
+#include "common/config_flags.hpp"
 #include "common/report_schedule.hpp"
 #include "common/require.hpp"
 #include "common/steer.hpp"
@@ -9,7 +10,6 @@
 #include <afxdp/run.hpp>
 #include <afxdp/xdp_link.hpp>
 
-#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -26,12 +26,7 @@ using Clock = std::chrono::steady_clock;
 // The checks that need the kernel but change nothing, in the tool's words: before any set-up.
 void check_system(const XskOptions& o) {
   require_privilege(benchmark_name(o.benchmark));
-  const std::vector<unsigned> usable = usable_cpus();
-  for (const std::uint32_t cpu : o.cpus) {
-    if (std::find(usable.begin(), usable.end(), cpu) == usable.end()) {
-      throw std::invalid_argument("--cpu: CPU " + std::to_string(cpu) + " is not available");
-    }
-  }
+  check_in_flags([&] { validate(RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()}}); });
 }
 
 Port open_port(const XskOptions& o) {

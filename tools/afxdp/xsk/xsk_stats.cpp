@@ -1,18 +1,13 @@
 #include "xsk/xsk_stats.hpp"
 
 #include "common/json.hpp"
+#include "common/per_second.hpp"
 #include "common/thousands.hpp"
 
 #include <cinttypes>
-#include <cmath>
 
 namespace afxdp::tool {
 namespace {
-
-std::uint64_t per_second(std::uint64_t n, double seconds) {
-  return seconds > 0 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(n) / seconds))
-                     : 0;
-}
 
 void row(std::FILE* out, const char* name, std::uint64_t rate, std::uint64_t total) {
   std::fprintf(out, "%-18s%-17s%s\n", name, thousands(rate).c_str(), thousands(total).c_str());
