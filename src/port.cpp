@@ -7,6 +7,7 @@
 #include "frame_owners.hpp"
 #include "port_state.hpp"
 #include "socket_kernel.hpp"
+#include "steer_tables.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -153,8 +154,11 @@ void attach_programs(Port::State& s, const std::vector<std::string>& interfaces)
     auto program = own.object == nullptr ? std::make_unique<XskProgram>(config)
                                          : std::make_unique<XskProgram>(XskProgram::from_object(
                                                own.object, own.name, own.xskmap, config));
-    if (own.object == nullptr) s.steering.attach(*program);
-    if (s.programs.empty()) {  // the rules before any socket; later programs get them in attach
+    // The program's tables go to the Steering (src/steer_tables.hpp); an own program has none.
+    if (detail::SteerTables* tables = detail::steer_tables(*program); tables != nullptr) {
+      detail::add_program(s.steering, *tables);
+    }
+    if (s.programs.empty()) {  // the rules before any socket; later programs get them on adding
       for (const Match& m : s.config.steer) s.steering.add(m);
     }
     for (std::size_t k = 0; k < s.per_interface; ++k, ++i) {

@@ -1,7 +1,6 @@
 #include <afxdp/detail/shape_tags.hpp>
 #include <afxdp/error.hpp>
 #include <afxdp/steering.hpp>
-#include <afxdp/xsk_program.hpp>
 
 #include "steer_compile.hpp"
 #include "steer_tables.hpp"
@@ -316,22 +315,18 @@ Steering::Steering(Steering&&) noexcept = default;
 Steering& Steering::operator=(Steering&&) noexcept = default;
 Steering::~Steering() = default;
 
-void Steering::attach(XskProgram& program) {
-  detail::SteerTables* tables = program.steer_tables();
-  if (tables == nullptr) {
-    throw std::invalid_argument("steering: rules need the embedded redirect program");
-  }
-  State& s = *state_;
+void detail::add_program(Steering& steering, SteerTables& tables) {
+  Steering::State& s = *steering.state_;
   const std::lock_guard lock(s.mutex);
   // The new program gets everything so far, alone: counters, entries, then shapes and `on`.
-  std::vector<detail::SteerTables*> others = std::move(s.programs);
-  s.programs = {tables};
+  std::vector<SteerTables*> others = std::move(s.programs);
+  s.programs = {&tables};
   try {
-    for (const State::Rule& r : s.rules) s.zero_hits(r.slot);
+    for (const Steering::State::Rule& r : s.rules) s.zero_hits(r.slot);
     for (const auto& [k, owners] : s.keys) s.write_entry(k, owners.front());
     for (std::uint32_t i = 0; i < s.port_table.size(); ++i) {
       if (s.port_table[i] != 0) {
-        std::atomic_ref(tables->ports->slots[i]).store(s.port_table[i], std::memory_order_release);
+        std::atomic_ref(tables.ports->slots[i]).store(s.port_table[i], std::memory_order_release);
       }
     }
     s.publish_all();
@@ -339,7 +334,7 @@ void Steering::attach(XskProgram& program) {
     s.programs = std::move(others);
     throw;
   }
-  others.push_back(tables);
+  others.push_back(&tables);
   s.programs = std::move(others);
 }
 
