@@ -195,7 +195,7 @@ void row(const Bench& b, const Case& c) {
   afxdp::XskProgram program(
       {.interface = "", .fallback = afxdp::XdpAction::drop, .queues = 1, .attach = false});
   afxdp::Steering steering;
-  steering.attach(program);
+  afxdp::detail::add_program(steering, *afxdp::detail::steer_tables(program));
   c.rules(steering);
   const int fd = program.program_fd();
   const Versus hit = versus(b.plain, fd, b.hit, b.repeat, b.rounds, XDP_DROP);

@@ -7,6 +7,7 @@
 #include "frame_owners.hpp"
 #include "port_state.hpp"
 #include "socket_kernel.hpp"
+#include "steer_tables.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -138,8 +139,10 @@ void make_queues(Port::State& s, std::size_t per_interface, bool shared) {
 }
 
 // The redirect program on each interface, then each queue's XSKMAP slot: the fill rings are
-// primed by now, so no frame arrives at a socket with nothing to receive into.
-void attach_programs(Port::State& s, const std::vector<std::string>& interfaces) {
+// primed by now, so no frame arrives at a socket with nothing to receive into. `rules` go to
+// the Port's Steering, which keeps them from then on (PortConfig::steer).
+void attach_programs(Port::State& s, const std::vector<std::string>& interfaces,
+                     const std::vector<Match>& rules) {
   if (!s.config.receive) return;
   std::size_t i = 0;
   const PortConfig::Program& own = s.config.program;
@@ -153,9 +156,12 @@ void attach_programs(Port::State& s, const std::vector<std::string>& interfaces)
     auto program = own.object == nullptr ? std::make_unique<XskProgram>(config)
                                          : std::make_unique<XskProgram>(XskProgram::from_object(
                                                own.object, own.name, own.xskmap, config));
-    if (own.object == nullptr) s.steering.attach(*program);
-    if (s.programs.empty()) {  // the rules before any socket; later programs get them in attach
-      for (const Match& m : s.config.steer) s.steering.add(m);
+    // The program's tables go to the Steering (src/steer_tables.hpp); an own program has none.
+    if (detail::SteerTables* tables = detail::steer_tables(*program); tables != nullptr) {
+      detail::add_program(s.steering, *tables);
+    }
+    if (s.programs.empty()) {  // the rules before any socket; later programs get them on adding
+      for (const Match& m : rules) s.steering.add(m);
     }
     for (std::size_t k = 0; k < s.per_interface; ++k, ++i) {
       Queue& q = s.queues.span()[i];
@@ -205,11 +211,12 @@ Port open_on(const std::vector<std::string>& interfaces, const PortConfig& confi
   }
   auto state = std::make_unique<Port::State>();
   state->config = config;
+  state->config.steer.clear();  // the rules live in the Steering alone: steering().list()
   const bool shared = config.shared_umem || interfaces.size() > 1;
   try {
     bind_with_retry(*state, interfaces, queues, shared);
     make_queues(*state, queues.size(), shared);
-    attach_programs(*state, interfaces);
+    attach_programs(*state, interfaces, config.steer);
   } catch (const std::system_error& e) {
     state.reset();  // nothing left open or attached while the message is made
     const std::uint64_t umem_bytes = std::uint64_t{config.frames_per_queue} * config.frame_size *

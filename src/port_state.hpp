@@ -49,7 +49,7 @@ struct Port::State {
   std::vector<std::unique_ptr<Umem>> umems;
   std::vector<std::unique_ptr<Socket>> sockets;
   std::vector<std::unique_ptr<XskProgram>> programs;
-  Steering steering;  // points into the programs' tables
+  Steering steering;  // points into the programs' tables: declared after them, gone before
   detail::FrameOwners owners;
   std::size_t per_interface = 0;  // queues on each interface (queues() holds a's, then b's)
   // Whom each queue kicks (detail/queue_kernel.hpp): the sockets, or a test's double.

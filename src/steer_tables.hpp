@@ -1,4 +1,7 @@
-// The embedded redirect program's steering tables, as src/steering.cpp writes them.
+// The embedded redirect program's steering tables, as src/steering.cpp writes them. XskProgram
+// makes them (detail::steer_tables) and Steering writes them (detail::add_program), and neither
+// class knows the other: Port::open hands each embedded program's tables to its Steering. The
+// tables point into the program, which must outlive the Steering's use of them.
 #pragma once
 
 #include "xsk_steer_shared.h"

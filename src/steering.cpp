@@ -1,13 +1,11 @@
 #include <afxdp/detail/shape_tags.hpp>
 #include <afxdp/error.hpp>
-#include <afxdp/net/headers.hpp>
 #include <afxdp/steering.hpp>
-#include <afxdp/xsk_program.hpp>
 
+#include "steer_compile.hpp"
 #include "steer_tables.hpp"
 
 #include <algorithm>
-#include <arpa/inet.h>
 #include <array>
 #include <atomic>
 #include <bpf/bpf.h>
@@ -18,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <system_error>
 
 namespace afxdp {
@@ -33,210 +32,17 @@ static_assert(detail::ShapeTags::slots == AFXDP_STEER_SHAPES);
 static_assert(detail::ShapeTags::wide_bit == AFXDP_STEER_WIDE);
 static_assert(detail::ShapeTags::slots - 1 == AFXDP_STEER_SHAPE_BITS);
 
-// The most (mask, value) entries one rule may expand into: port ranges become prefix-aligned
-// blocks, either-direction ports and nets two alternatives each.
-constexpr std::size_t max_entries_per_rule = 1024;
-
-struct Entry {
-  Tuple mask{};
-  Tuple value{};
-};
-
-// A rule's part on the fast path: destination ports [first, last] in some cells of the port
-// table (bit proto index * 2 + IPv6; proto index 0 UDP, 1 TCP, 2 SCTP).
-struct PortCells {
-  std::uint8_t cells = 0;
-  PortRange ports;
-};
-
-struct Compiled {
-  std::vector<Entry> entries;    // the hash shapes
-  std::vector<PortCells> ports;  // the port table
-};
+using detail::CompiledRule;
+using detail::SteerEntry;
+using detail::SteerPortCells;
+using detail::SteerSignature;
 
 constexpr std::uint32_t port_cells = AFXDP_STEER_PORT_CELLS;
-constexpr std::uint16_t ether_ip = net::ether_type_ipv4;
-constexpr std::uint16_t ether_ip6 = net::ether_type_ipv6;
-
-// The cells that hold `t` when it is only (IPv4, IPv6 or either) + (UDP, TCP, SCTP or any of
-// them) + a destination port or range, untagged; 0 for every other shape. Without a protocol
-// or family, a port means every cell: the program reads ports of those three over IP only.
-std::uint8_t cells_of(const MatchTerm& t) {
-  if (t.vlan_tags != 0 || t.vlan_ids[0] || t.vlan_ids[1] || t.src_net || t.dst_net || t.net ||
-      t.src_port || t.port || !t.dst_port) {
-    return 0;
-  }
-  unsigned families = 3;  // bit 0 IPv4, bit 1 IPv6
-  if (t.ethertype) {
-    if (*t.ethertype != ether_ip && *t.ethertype != ether_ip6) return 0;
-    families = *t.ethertype == ether_ip ? 1U : 2U;
-  }
-  unsigned protocols = 7;  // UDP, TCP, SCTP
-  if (t.protocol) {
-    const std::array<std::uint8_t, 3> numbers{IPPROTO_UDP, IPPROTO_TCP, IPPROTO_SCTP};
-    const auto* it = std::find(numbers.begin(), numbers.end(), *t.protocol);
-    if (it == numbers.end()) return 0;
-    protocols = 1U << static_cast<unsigned>(it - numbers.begin());
-  }
-  unsigned cells = 0;
-  for (unsigned p = 0; p < 3; ++p) {
-    for (unsigned f = 0; f < 2; ++f) {
-      if (((protocols >> p) & 1U) != 0 && ((families >> f) & 1U) != 0) cells |= 1U << (p * 2 + f);
-    }
-  }
-  return static_cast<std::uint8_t>(cells);
-}
 
 TupleBytes bytes_of(const Tuple& t) {
   TupleBytes b{};
   std::memcpy(b.data(), &t, sizeof t);
   return b;
-}
-
-void set_prefix(std::uint8_t* mask, std::uint8_t* value, const IpPrefix& p) {
-  for (unsigned bit = 0; bit < p.length; ++bit) {
-    mask[bit / 8] = static_cast<std::uint8_t>(mask[bit / 8] | (0x80U >> (bit % 8)));
-  }
-  for (unsigned i = 0; i < 16; ++i) value[i] = p.address.at(i) & mask[i];
-}
-
-// [first, last] as prefix-aligned blocks: (value, mask) pairs.
-std::vector<std::pair<std::uint16_t, std::uint16_t>> port_blocks(PortRange r) {
-  std::vector<std::pair<std::uint16_t, std::uint16_t>> blocks;
-  std::uint32_t at = r.first;
-  while (at <= r.last) {
-    std::uint32_t size = at == 0 ? 0x10000 : (at & (~at + 1));
-    while (at + size - 1 > r.last) size /= 2;
-    blocks.emplace_back(static_cast<std::uint16_t>(at), static_cast<std::uint16_t>(~(size - 1)));
-    at += size;
-  }
-  return blocks;
-}
-
-// The entries of one alternative with directions fixed, before port blocks.
-Entry base_entry(const MatchTerm& t) {
-  Entry e;
-  if (t == MatchTerm{}) return e;  // every frame, tagged or not: an all-zero mask
-  e.mask.flags = AFXDP_STEER_TAG1 | AFXDP_STEER_TAG2;
-  if (t.vlan_tags >= 1) e.value.flags |= AFXDP_STEER_TAG1;
-  if (t.vlan_tags >= 2) e.value.flags |= AFXDP_STEER_TAG2;
-  if (t.vlan_ids[0]) {
-    e.mask.vlan_outer = htons(0x0fff);
-    e.value.vlan_outer = htons(*t.vlan_ids[0]);
-  }
-  if (t.vlan_ids[1]) {
-    e.mask.vlan_inner = htons(0x0fff);
-    e.value.vlan_inner = htons(*t.vlan_ids[1]);
-  }
-  if (t.ethertype) {
-    e.mask.ethertype = 0xffff;
-    e.value.ethertype = htons(*t.ethertype);
-  }
-  if (t.protocol) {
-    e.mask.proto = 0xff;
-    e.value.proto = *t.protocol;
-  }
-  // The protocol and the addresses are an IP header's: a frame without one has neither (its
-  // proto 0 is no protocol, issue 41).
-  if (t.protocol || t.src_net || t.dst_net) {
-    e.mask.flags |= AFXDP_STEER_IP;
-    e.value.flags |= AFXDP_STEER_IP;
-  }
-  if (t.src_net) set_prefix(e.mask.src, e.value.src, *t.src_net);
-  if (t.dst_net) set_prefix(e.mask.dst, e.value.dst, *t.dst_net);
-  return e;
-}
-
-void add_ports(std::vector<Entry>& out, Entry e, const std::optional<PortRange>& src,
-               const std::optional<PortRange>& dst) {
-  if (src || dst) {
-    e.mask.flags |= AFXDP_STEER_PORTS | AFXDP_STEER_IP;
-    e.value.flags |= AFXDP_STEER_PORTS | AFXDP_STEER_IP;
-  }
-  const auto any = std::vector<std::pair<std::uint16_t, std::uint16_t>>{{0, 0}};
-  for (const auto& [sv, sm] : src ? port_blocks(*src) : any) {
-    for (const auto& [dv, dm] : dst ? port_blocks(*dst) : any) {
-      Entry x = e;
-      x.mask.sport = htons(sm);
-      x.value.sport = htons(sv & sm);
-      x.mask.dport = htons(dm);
-      x.value.dport = htons(dv & dm);
-      out.push_back(x);
-      if (out.size() > max_entries_per_rule) return;
-    }
-  }
-}
-
-Compiled compile(const Match& match) {
-  Compiled c;
-  std::vector<Entry>& out = c.entries;
-  for (MatchTerm t : match.alternatives()) {
-    // Either direction: the alternative once with each direction.
-    std::vector<MatchTerm> directed;
-    for (int n = 0; n < (t.net ? 2 : 1); ++n) {
-      MatchTerm d = t;
-      if (t.net) (n == 0 ? d.src_net : d.dst_net) = t.net;
-      d.net.reset();
-      for (int p = 0; p < (t.port ? 2 : 1); ++p) {
-        MatchTerm x = d;
-        if (t.port) (p == 0 ? x.src_port : x.dst_port) = t.port;
-        x.port.reset();
-        directed.push_back(x);
-      }
-    }
-    for (const MatchTerm& d : directed) {
-      if (const std::uint8_t cells = cells_of(d); cells != 0) {
-        c.ports.push_back({.cells = cells, .ports = *d.dst_port});
-      } else {
-        add_ports(out, base_entry(d), d.src_port, d.dst_port);
-      }
-    }
-    if (out.size() > max_entries_per_rule) {
-      throw std::invalid_argument("steering: '" + match.str() + "' needs more than " +
-                                  std::to_string(max_entries_per_rule) +
-                                  " table entries (port ranges as aligned blocks)");
-    }
-  }
-  return c;
-}
-
-// What the filter needs of one entry: its shape and its fixed fields under the mask.
-struct Signature {
-  std::uint32_t shape = 0;
-  std::uint8_t flags_mask = 0, flags = 0, proto_mask = 0, proto = 0;
-  std::uint16_t ether_mask = 0, ether = 0;
-  auto operator<=>(const Signature&) const = default;
-};
-
-Signature signature_of(std::uint32_t shape, const Tuple& mask, const Tuple& value) {
-  return {.shape = shape,
-          .flags_mask = mask.flags,
-          .flags = value.flags,
-          .proto_mask = mask.proto,
-          .proto = value.proto,
-          .ether_mask = mask.ethertype,
-          .ether = value.ethertype};
-}
-
-// The shapes each fixed field's value leaves in play (a superset: a field a shape does not
-// mask fully leaves it in play for every value).
-afxdp_steer_filter filter_of(const std::map<Signature, std::uint32_t>& signatures) {
-  afxdp_steer_filter f{};
-  for (const auto& [sig, count] : signatures) {
-    const std::uint32_t bit = 1U << sig.shape;
-    for (unsigned v = 0; v < std::size(f.by_flags); ++v) {
-      if ((v & sig.flags_mask) == sig.flags) f.by_flags[v] |= bit;
-    }
-    for (unsigned v = 0; v < std::size(f.by_proto); ++v) {
-      if ((v & sig.proto_mask) == sig.proto) f.by_proto[v] |= bit;
-    }
-    for (unsigned v = 0; v < std::size(f.by_ethertype); ++v) {
-      if (sig.ether_mask != 0xffff || v == AFXDP_STEER_ETHER_FOLD(unsigned{sig.ether})) {
-        f.by_ethertype[v] |= bit;
-      }
-    }
-  }
-  return f;
 }
 
 }  // namespace
@@ -253,12 +59,12 @@ struct Steering::State {
     std::uint32_t slot = 0;
     std::vector<KeyBytes> keys;
     std::vector<TupleBytes> shapes;
-    std::vector<PortCells> ports;
+    std::vector<SteerPortCells> ports;
   };
   std::vector<detail::SteerTables*> programs;
   std::map<TupleBytes, Shape> shapes;                   // by mask
   std::map<KeyBytes, std::vector<std::uint32_t>> keys;  // entry -> rule slots, first is in BPF
-  std::map<Signature, std::uint32_t> signatures;        // of the entries in `keys`: how many
+  std::map<SteerSignature, std::uint32_t> signatures;   // of the entries in `keys`: how many
   std::vector<std::uint16_t> port_table = std::vector<std::uint16_t>(port_cells << 16U);
   std::vector<Rule> rules;
   std::array<bool, AFXDP_STEER_RULES> slot_used{};
@@ -278,10 +84,10 @@ struct Steering::State {
   void publish_all() const;
   void write_filter() const;
   void write_port(std::uint32_t index, std::uint16_t value);
-  void insert_ports(Rule& rule, const std::vector<PortCells>& ports);
+  void insert_ports(Rule& rule, const std::vector<SteerPortCells>& ports);
   void erase_ports(const Rule& rule);
   void count_signature(const KeyBytes& key, int delta);
-  void insert(Rule& rule, const std::vector<Entry>& entries);
+  void insert(Rule& rule, const std::vector<SteerEntry>& entries);
   void erase(const Rule& rule);
 };
 
@@ -357,7 +163,7 @@ void Steering::State::publish_all() const {
 }
 
 void Steering::State::write_filter() const {
-  const afxdp_steer_filter f = filter_of(signatures);
+  const afxdp_steer_filter f = detail::filter_of(signatures);
   for (detail::SteerTables* p : programs) {
     store_words(p->filter->by_flags, f.by_flags, std::size(f.by_flags));
     store_words(p->filter->by_proto, f.by_proto, std::size(f.by_proto));
@@ -373,9 +179,9 @@ void Steering::State::write_port(std::uint32_t index, std::uint16_t value) {
 }
 
 // A cell that another rule holds stays with it (as a shared hash entry does).
-void Steering::State::insert_ports(Rule& rule, const std::vector<PortCells>& ports) {
+void Steering::State::insert_ports(Rule& rule, const std::vector<SteerPortCells>& ports) {
   const auto mine = static_cast<std::uint16_t>(rule.slot + 1);
-  for (const PortCells& pc : ports) {
+  for (const SteerPortCells& pc : ports) {
     rule.ports.push_back(pc);
     for (std::uint32_t cell = 0; cell < port_cells; ++cell) {
       if (((pc.cells >> cell) & 1U) == 0) continue;
@@ -391,13 +197,13 @@ void Steering::State::insert_ports(Rule& rule, const std::vector<PortCells>& por
 // one store, or to none.
 void Steering::State::erase_ports(const Rule& rule) {
   const auto mine = static_cast<std::uint16_t>(rule.slot + 1);
-  for (const PortCells& pc : rule.ports) {
+  for (const SteerPortCells& pc : rule.ports) {
     for (std::uint32_t cell = 0; cell < port_cells; ++cell) {
       if (((pc.cells >> cell) & 1U) == 0) continue;
       std::vector<std::uint16_t> heirs(pc.ports.last - pc.ports.first + 1U, 0);
       for (auto r = rules.rbegin(); r != rules.rend(); ++r) {
         if (r->slot == rule.slot) continue;
-        for (const PortCells& other : r->ports) {
+        for (const SteerPortCells& other : r->ports) {
           if (((other.cells >> cell) & 1U) == 0) continue;
           const std::uint32_t lo = std::max(other.ports.first, pc.ports.first);
           const std::uint32_t hi = std::min(other.ports.last, pc.ports.last);
@@ -422,7 +228,7 @@ void Steering::State::count_signature(const KeyBytes& key, int delta) {
   if (shape == shapes.end()) return;
   Tuple mask{};
   std::memcpy(&mask, shape->first.data(), sizeof mask);
-  const Signature sig = signature_of(shape->second.slot, mask, k.tuple);
+  const SteerSignature sig = detail::signature_of(shape->second.slot, mask, k.tuple);
   if (delta > 0) {
     ++signatures[sig];
   } else if (auto it = signatures.find(sig); it != signatures.end() && --it->second == 0) {
@@ -431,9 +237,9 @@ void Steering::State::count_signature(const KeyBytes& key, int delta) {
 }
 
 // Entries first, then the shapes they use: the rule can match only once it is whole.
-void Steering::State::insert(Rule& rule, const std::vector<Entry>& entries) {
+void Steering::State::insert(Rule& rule, const std::vector<SteerEntry>& entries) {
   std::vector<std::pair<Shape*, TupleBytes>> fresh;
-  for (const Entry& e : entries) {
+  for (const SteerEntry& e : entries) {
     const TupleBytes mask = bytes_of(e.mask);
     auto [it, added] = shapes.try_emplace(mask);
     Shape& shape = it->second;
@@ -509,22 +315,18 @@ Steering::Steering(Steering&&) noexcept = default;
 Steering& Steering::operator=(Steering&&) noexcept = default;
 Steering::~Steering() = default;
 
-void Steering::attach(XskProgram& program) {
-  detail::SteerTables* tables = program.steer_tables();
-  if (tables == nullptr) {
-    throw std::invalid_argument("steering: rules need the embedded redirect program");
-  }
-  State& s = *state_;
+void detail::add_program(Steering& steering, SteerTables& tables) {
+  Steering::State& s = *steering.state_;
   const std::lock_guard lock(s.mutex);
   // The new program gets everything so far, alone: counters, entries, then shapes and `on`.
-  std::vector<detail::SteerTables*> others = std::move(s.programs);
-  s.programs = {tables};
+  std::vector<SteerTables*> others = std::move(s.programs);
+  s.programs = {&tables};
   try {
-    for (const State::Rule& r : s.rules) s.zero_hits(r.slot);
+    for (const Steering::State::Rule& r : s.rules) s.zero_hits(r.slot);
     for (const auto& [k, owners] : s.keys) s.write_entry(k, owners.front());
     for (std::uint32_t i = 0; i < s.port_table.size(); ++i) {
       if (s.port_table[i] != 0) {
-        std::atomic_ref(tables->ports->slots[i]).store(s.port_table[i], std::memory_order_release);
+        std::atomic_ref(tables.ports->slots[i]).store(s.port_table[i], std::memory_order_release);
       }
     }
     s.publish_all();
@@ -532,7 +334,7 @@ void Steering::attach(XskProgram& program) {
     s.programs = std::move(others);
     throw;
   }
-  others.push_back(tables);
+  others.push_back(&tables);
   s.programs = std::move(others);
 }
 
@@ -552,11 +354,11 @@ RuleId Steering::add(const Match& match) {
     throw std::logic_error(
         "steering: no embedded redirect program (receive off, an own program, or a loopback)");
   }
-  const Compiled compiled = compile(match);
-  const std::vector<Entry>& entries = compiled.entries;
+  const CompiledRule compiled = detail::compile(match);
+  const std::vector<SteerEntry>& entries = compiled.entries;
   std::size_t new_shapes = 0;
   std::vector<TupleBytes> seen;
-  for (const Entry& e : entries) {
+  for (const SteerEntry& e : entries) {
     const TupleBytes mask = bytes_of(e.mask);
     if (s.shapes.contains(mask) || std::find(seen.begin(), seen.end(), mask) != seen.end())
       continue;

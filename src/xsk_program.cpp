@@ -148,9 +148,10 @@ std::uint32_t XskProgram::program_id() const noexcept {
   return state_->link ? state_->link->program_id() : 0;
 }
 int XskProgram::program_fd() const noexcept { return state_->program_fd; }
-detail::SteerTables* XskProgram::steer_tables() noexcept {
-  return state_->steer ? &*state_->steer : nullptr;
-}
 const XskProgramConfig& XskProgram::config() const noexcept { return state_->config; }
+
+detail::SteerTables* detail::steer_tables(XskProgram& program) noexcept {
+  return program.state_->steer ? &*program.state_->steer : nullptr;
+}
 
 }  // namespace afxdp

@@ -60,8 +60,9 @@ struct PortConfig {
   // SEC("xdp.frags")). Linux 6.6+.
   bool multi_buffer = false;
   std::chrono::milliseconds busy_retry{1000};  // how long a bind saying EBUSY is retried
-  // What the sockets receive: frames matching any of these (Port::steering() changes them
-  // later); the rest pass to the kernel. Empty: every frame. In place before any socket is.
+  // What the sockets receive: frames matching any of these (Port::steering() holds them once
+  // open, and changes them later; Port::config().steer is then empty); the rest pass to the
+  // kernel. Empty: every frame. In place before any socket is.
   std::vector<Match> steer{};
   // Last on purpose: g++ 12 at -O2/-O3 warned -Wmaybe-uninitialized on Program's strings when a
   // later member's initializer could throw ({.steer = {Match::parse(...)}}: the unwind path
@@ -107,6 +108,7 @@ class Port {
   Steering& steering() noexcept;
   // Did the sockets bind in zero-copy mode?
   [[nodiscard]] bool zero_copy() const noexcept;
+  // As opened, but for `steer`: the rules are steering()'s (list()).
   [[nodiscard]] const PortConfig& config() const noexcept;
 
   // What a Port owns (src/port_state.hpp); testing::Loopback builds one over memory.

@@ -21,7 +21,14 @@
 
 namespace afxdp {
 
-class XskProgram;
+class Steering;
+
+namespace detail {
+struct SteerTables;
+// Apply the rules (those present and those to come) to the program whose tables these are, too;
+// Port::open does this for its embedded programs (src/steer_tables.hpp). Not an API.
+void add_program(Steering& steering, SteerTables& tables);
+}  // namespace detail
 
 using RuleId = std::uint32_t;
 
@@ -38,10 +45,6 @@ class Steering {
   Steering& operator=(Steering&&) noexcept;
   ~Steering();
 
-  // Apply the rules (those present and those to come) to `program` too: the embedded redirect
-  // program only (std::invalid_argument otherwise). Port::open does this for its programs.
-  void attach(XskProgram& program);
-
   // Throws std::logic_error without a program, std::invalid_argument for a Match the tables
   // cannot hold (too many entries), std::system_error (ENOSPC) when the shape, rule or entry
   // tables are full; nothing changes when it throws.
@@ -54,6 +57,7 @@ class Steering {
 
  private:
   struct State;
+  friend void detail::add_program(Steering& steering, detail::SteerTables& tables);
   std::unique_ptr<State> state_;
 };
 

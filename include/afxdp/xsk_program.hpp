@@ -36,9 +36,14 @@ struct XskProgramConfig {
   bool attach = true;
 };
 
+class XskProgram;
+
 namespace detail {
 struct SteerTables;
-}
+// The embedded program's steering tables (its maps and .bss), null for an own program: for
+// Port::open, which hands them to the Port's Steering (src/steer_tables.hpp). Not an API.
+SteerTables* steer_tables(XskProgram& program) noexcept;
+}  // namespace detail
 
 class XskProgram {
  public:
@@ -68,13 +73,12 @@ class XskProgram {
   [[nodiscard]] unsigned ifindex() const noexcept;
   [[nodiscard]] std::uint32_t program_id() const noexcept;
   [[nodiscard]] int program_fd() const noexcept;  // the embedded program's; -1 for an own
-  // The steering tables of the embedded program (Steering::attach); null for an own program.
-  [[nodiscard]] detail::SteerTables* steer_tables() noexcept;
   [[nodiscard]] const XskProgramConfig& config() const noexcept;
 
  private:
   struct State;
   explicit XskProgram(std::unique_ptr<State> state);
+  friend detail::SteerTables* detail::steer_tables(XskProgram& program) noexcept;
   std::unique_ptr<State> state_;
 };
 

@@ -134,6 +134,10 @@ TEST_P(SteerUnderTraffic, NoFrameLostOrMisdirected) {
                                    .attach = GetParam().attach,
                                    .multi_buffer = GetParam().frags,
                                    .steer = {Match::parse("udp dst port 7777")}});
+  // The configured rule is stored once, in the Steering.
+  ASSERT_EQ(port.steering().list().size(), 1U);
+  EXPECT_EQ(port.steering().list().front().match.str(), "udp dst port 7777");
+  EXPECT_TRUE(port.config().steer.empty());
   afxdp::lab::PacketSocket kernel(veth.b());
   afxdp::lab::PacketSocket sender(veth.a());
   const afxdp::MacAddress b_mac = afxdp::mac_address(veth.b());

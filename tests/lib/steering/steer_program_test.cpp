@@ -59,7 +59,7 @@ class SteerProgram : public testing::TestWithParam<bool> {  // the frags variant
                                              .queues = 1,
                                              .frags = GetParam(),
                                              .attach = false});
-    steering_.attach(*program_);
+    afxdp::detail::add_program(steering_, *afxdp::detail::steer_tables(*program_));
   }
 
   std::uint32_t run(const std::vector<std::uint8_t>& data) {
@@ -308,7 +308,7 @@ TEST_P(SteerProgram, ALaterProgramGetsTheRules) {
                             .queues = 1,
                             .frags = GetParam(),
                             .attach = false});
-  steering_.attach(second);
+  afxdp::detail::add_program(steering_, *afxdp::detail::steer_tables(second));
   EXPECT_EQ(run_on(second.program_fd(), frame(FrameSpec{.dport = 7777})), matched);
   EXPECT_EQ(run(FrameSpec{.dport = 1}), passed);
   EXPECT_EQ(steering_.hits(id), 1U);  // summed over both programs
