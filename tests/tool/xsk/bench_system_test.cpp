@@ -7,6 +7,7 @@
 #include <afxdp/xsk_program.hpp>
 #include <lab.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <sys/socket.h>
 #include <thread>
@@ -40,6 +41,8 @@ TEST(ToolBench, TxpushCountIsReceivedExactlyByRxdrop) {
                                                      "120", "--json", "-x", "-a", "-n", "0.2"} +
                             cpu_args(0));
   wait_until_running(rxdrop);
+  const unsigned sender = afxdp::interface_index(veth.a());
+  const std::uint64_t veth_dropped_before = afxdp::interface_link(sender).tx_dropped;
 
   const ToolResult tx =
       afxdp::test::run_tool(std::vector<std::string>{"txpush", "-i", veth.a(), "-C", "100000",
@@ -50,10 +53,20 @@ TEST(ToolBench, TxpushCountIsReceivedExactlyByRxdrop) {
   const std::string tx_summary = last_line_with(tx.out, "\"summary\"");
   EXPECT_EQ(json_number(tx_summary, "tx_packets"), 100000) << tx_summary;
 
+  // A frame veth itself drops (its ring towards the receiving NAPI full, when a loaded machine
+  // starves that NAPI; counted in the sender's tx_dropped) never reaches the socket: rxdrop
+  // then cannot count to 100000 and is stopped instead, and must have every other frame.
+  const std::uint64_t veth_dropped = afxdp::interface_link(sender).tx_dropped - veth_dropped_before;
+  if (veth_dropped != 0) {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    rxdrop.signal(SIGINT);
+  }
   const ToolResult rx = wait_for(rxdrop, 30000);
-  ASSERT_EQ(rx.exit_code, 0) << rx.err;
+  ASSERT_EQ(rx.exit_code, 0) << "veth dropped " << veth_dropped << "\n" << rx.err << rx.out;
   const std::string rx_summary = last_line_with(rx.out, "\"summary\"");
-  EXPECT_EQ(json_number(rx_summary, "rx_packets"), 100000) << rx.out;
+  EXPECT_EQ(json_number(rx_summary, "rx_packets"), 100000.0 - static_cast<double>(veth_dropped))
+      << "veth dropped " << veth_dropped << "\n"
+      << rx.out;
   EXPECT_EQ(json_number(rx_summary, "rx_dropped"), 0) << rx_summary;
 
   std::string why;
