@@ -53,19 +53,27 @@ std::uint32_t receive_batch(afxdp::Socket& socket, afxdp::Umem& umem, std::uint3
     n = room;
   }
   n = fill.reserve(n);  // all n: they fit
-  std::uint32_t refill = 0;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const xdp_desc& desc = rx.at(i);
-    // Never trust a descriptor: read it, and lend its frame again, only inside the UMEM.
-    if (!umem.contains(umem.resolve(desc.addr), desc.len)) continue;
-    std::uint32_t sequence = 0;
-    const std::span<std::byte> bytes = umem.packet(desc);
-    if (afxdp::lab::check_test_frame(reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                                     bytes.size(), sequence)) {
-      ++intact;
+  const afxdp::UmemView view = umem.view();  // a local copy: its fields stay in registers
+  afxdp::RingCursor<std::uint64_t> lend(fill.reserved());
+  std::uint32_t refused = 0;
+  for (const std::span<const xdp_desc> part : rx.peeked().parts()) {
+    for (const xdp_desc& desc : part) {
+      // Read a descriptor, and lend its frame again, only where the build trusts it: Release
+      // trusts the kernel, a checked build (AFXDP_RING_CHECKS) checks it lies inside the UMEM.
+      if (!view.trusted(desc)) {
+        ++refused;
+        continue;
+      }
+      std::uint32_t sequence = 0;
+      const std::span<std::byte> bytes = view.packet(desc);
+      if (afxdp::lab::check_test_frame(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                       bytes.size(), sequence)) {
+        ++intact;
+      }
+      lend.put(view.chunk_of(desc.addr));
     }
-    fill.at(refill++) = umem.chunk_of(desc.addr);
   }
+  const std::uint32_t refill = n - refused;
   fill.cancel(n - refill);
   fill.submit(refill);
   rx.release(n);
