@@ -52,7 +52,7 @@ std::uint32_t receive_batch(afxdp::Socket& socket, afxdp::Umem& umem, std::uint3
     rx.cancel(n - room);
     n = room;
   }
-  n = fill.reserve(n);  // all n: they fit
+  n = fill.reserve(n);                       // all n: they fit
   const afxdp::UmemView view = umem.view();  // a local copy: its fields stay in registers
   afxdp::RingCursor<std::uint64_t> lend(fill.reserved());
   std::uint32_t refused = 0;

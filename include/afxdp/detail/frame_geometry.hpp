@@ -11,7 +11,6 @@
 
 namespace afxdp::detail {
 
-
 struct FrameGeometry {
   std::byte* area = nullptr;
   std::uint64_t chunk_mask = 0;  // address -> the frame's start (its chunk)
