@@ -36,17 +36,14 @@ std::uint32_t receive_batch(const testing::Loopback::Rings& r, const UmemView& u
   n = fill.reserve(n);
   const UmemView view = umem;  // a local copy: its fields stay in registers across the stores
   RingCursor<std::uint64_t> lend(fill.reserved());
-  std::uint32_t refused = 0;
+  std::uint32_t refill = 0;
   for (const std::span<const xdp_desc> part : rx.peeked().parts()) {
     for (const xdp_desc& desc : part) {
-      if (!view.trusted(desc)) {
-        ++refused;
-        continue;
-      }
+      if (!view.trusted(desc)) continue;
       lend.put(view.chunk_of(desc.addr));
+      ++refill;
     }
   }
-  const std::uint32_t refill = n - refused;
   fill.cancel(n - refill);
   fill.submit(refill);
   rx.release(n);
