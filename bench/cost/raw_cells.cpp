@@ -34,11 +34,15 @@ std::uint32_t receive_batch(const testing::Loopback::Rings& r, const UmemView& u
     n = room;
   }
   n = fill.reserve(n);
+  const UmemView view = umem;  // a local copy: its fields stay in registers across the stores
+  RingCursor<std::uint64_t> lend(fill.reserved());
   std::uint32_t refill = 0;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const xdp_desc& desc = rx.at(i);
-    if (!umem.contains(umem.resolve(desc.addr), desc.len)) continue;
-    fill.at(refill++) = umem.chunk_of(desc.addr);
+  for (const std::span<const xdp_desc> part : rx.peeked().parts()) {
+    for (const xdp_desc& desc : part) {
+      if (!view.trusted(desc)) continue;
+      lend.put(view.chunk_of(desc.addr));
+      ++refill;
+    }
   }
   fill.cancel(n - refill);
   fill.submit(refill);

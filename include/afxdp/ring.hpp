@@ -51,6 +51,18 @@ inline constexpr bool ring_checks = true;
 inline constexpr bool ring_checks = false;
 #endif
 
+// Whether this build checks what the kernel writes (rx descriptors, completions, ring indices)
+// before it acts on it: on in checked builds (AFXDP_RING_CHECKS: the dev, asan and tsan presets,
+// and so every test), where the checks catch our bugs and the Loopback's; off in Release, which
+// trusts the kernel as libxdp and DPDK do (docs/library.md, "What each build checks").
+// AFXDP_RING_CHECKS reaches every user of the library's headers (an interface definition, in the
+// installed package's too), so the inline loops and libafxdp.a always agree.
+#ifdef AFXDP_RING_CHECKS
+inline constexpr bool checks_kernel = true;
+#else
+inline constexpr bool checks_kernel = false;
+#endif
+
 inline std::uint32_t load_acquire(std::uint32_t* word) noexcept {
   return std::atomic_ref<std::uint32_t>(*word).load(std::memory_order_acquire);
 }

@@ -97,9 +97,16 @@ class UmemView {
   [[nodiscard]] std::uint64_t chunk_of(std::uint64_t addr) const noexcept {
     return addr & chunk_mask(config_);
   }
-  // Does [addr, addr+len) lie inside the area? For descriptors from the kernel (never trusted).
+  // Does [addr, addr+len) lie inside the area?
   [[nodiscard]] bool contains(std::uint64_t addr, std::uint32_t len) const noexcept {
     return area_contains(size_, addr, len);
+  }
+  // May a loop act on this rx descriptor? A checked build asks whether its bytes lie inside the
+  // area; Release trusts the kernel, as the Queue does (detail::checks_kernel), and this is `true`
+  // at no cost. A loop that must never trust a descriptor asks contains() itself.
+  [[nodiscard]] bool trusted(const xdp_desc& desc) const noexcept {
+    if constexpr (detail::checks_kernel) return contains(resolve(desc.addr), desc.len);
+    return true;
   }
 
  private:

@@ -3,25 +3,13 @@
 // where in it the packet starts. Internal: Queue's loops use it.
 #pragma once
 
+#include <afxdp/ring.hpp>
 #include <linux/if_xdp.h>
 
 #include <cstddef>
 #include <cstdint>
 
 namespace afxdp::detail {
-
-// Whether the Queue checks what the kernel writes: each rx descriptor names one of the queue's
-// frames whole (else refused and counted), each completion is for a frame out on tx (else a
-// duplicate or never sent: refused). On in checked builds (AFXDP_RING_CHECKS: the dev, asan and
-// tsan presets, and so every test), where they catch our bugs and the Loopback's; off in Release,
-// which trusts the kernel as libxdp and DPDK do (docs/library.md, "What each build checks").
-// AFXDP_RING_CHECKS reaches every user of the library's headers (an interface definition, in the
-// installed package's too), so the inline loops and libafxdp.a always agree.
-#ifdef AFXDP_RING_CHECKS
-inline constexpr bool checks_kernel = true;
-#else
-inline constexpr bool checks_kernel = false;
-#endif
 
 struct FrameGeometry {
   std::byte* area = nullptr;
