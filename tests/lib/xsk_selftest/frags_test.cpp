@@ -12,7 +12,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <optional>
+#include <string>
+#include <thread>
 
 namespace afxdp::conformance {
 namespace {
@@ -23,13 +24,12 @@ constexpr std::uint32_t too_long = 9001;       // XSK_UMEM__INVALID_FRAME_SIZE
 constexpr std::uint32_t bad_options = 0xffff;  // XSK_DESC__INVALID_OPTION
 constexpr std::uint32_t contd = uapi::xdp_pkt_contd;
 
-// One descriptor of the kernel's table: `offset` from the start of the next free frame, or `addr`
-// as it is.
+// One descriptor of the kernel's table. `offset` as the kernel's pkt_get_addr takes it: in a
+// valid chain, from the start of the next buffer; in an invalid one, the address itself.
 struct Desc {
   std::uint32_t len;
   std::uint32_t options = 0;
   std::int64_t offset = 0;
-  std::optional<std::uint64_t> addr{};
 };
 // A packet: its descriptors, and whether the kernel must deliver it.
 struct Chain {
@@ -37,10 +37,12 @@ struct Chain {
   bool valid;
 };
 
-// Puts every chain on a's tx ring, packet i's bytes the test frame with sequence i spread over its
-// descriptors (as far as they lie inside the UMEM); returns how many descriptors. Frames from the
-// sender's half of the UMEM (after the rx frames), its first skipped so that an offset of -32
-// stays inside that half.
+// Puts every chain on a's tx ring as the kernel's __send_pkts puts a verbatim stream: each
+// descriptor of a valid chain at its offset from the next buffer (the UMEM's frames in order from
+// its start, as umem_alloc_buffer hands them out: end a has no rx ring, so none is lent), each
+// descriptor of an invalid chain at its offset taken as the address; packet i's bytes, the test
+// frame with sequence i, spread over a valid chain's descriptors only (pkt_generate). Returns how
+// many descriptors.
 std::uint32_t queue_chains(Ends& ends, const std::vector<Chain>& chains) {
   Endpoint& a = ends.a();
   const UmemView& umem = a.umem();
@@ -48,8 +50,7 @@ std::uint32_t queue_chains(Ends& ends, const std::vector<Chain>& chains) {
   for (const Chain& c : chains) total += static_cast<std::uint32_t>(c.descs.size());
   TxRing& tx = a.tx();
   EXPECT_EQ(tx.reserve(total), total);
-  const std::uint64_t size = umem.config().frame_count * std::uint64_t{frame};
-  std::uint64_t next_frame = ends.setup.rx_frames + 1;
+  std::uint64_t next_buffer = 0;
   std::uint32_t slot = 0;
   for (std::uint32_t seq = 0; seq < chains.size(); ++seq) {
     std::uint32_t len = 0;
@@ -58,13 +59,13 @@ std::uint32_t queue_chains(Ends& ends, const std::vector<Chain>& chains) {
         lab::test_frame(seq, std::max<std::uint32_t>(len, min_packet), ends.b().mac(), a.mac());
     std::uint32_t at = 0;
     for (const Desc& d : chains[seq].descs) {
-      const std::uint64_t addr =
-          d.addr ? *d.addr
-                 : static_cast<std::uint64_t>(static_cast<std::int64_t>(next_frame++ * frame) +
-                                              d.offset);
-      const std::uint32_t n = std::min<std::uint32_t>(d.len, len - at);
-      if (addr + n <= size) std::memcpy(umem.data(addr), bytes.data() + at, n);
-      at += n;
+      std::uint64_t addr = static_cast<std::uint64_t>(d.offset);
+      if (chains[seq].valid) {
+        addr = static_cast<std::uint64_t>(static_cast<std::int64_t>(next_buffer) + d.offset);
+        next_buffer += frame;
+        std::memcpy(umem.data(addr), bytes.data() + at, d.len);
+        at += d.len;
+      }
       tx.at(slot++) = xdp_desc{addr, d.len, d.options};
     }
   }
@@ -72,19 +73,44 @@ std::uint32_t queue_chains(Ends& ends, const std::vector<Chain>& chains) {
   return total;
 }
 
-// Kicks tx and receives until the expected packets came (or 2 s passed), then 50 ms more for any
-// packet that should not come (the Receiver fails on it).
+// As the kernel's harness: the sender on a thread of its own (kicking until the kernel has taken
+// every descriptor), the receiver on this one; each has stream_timeout (THREAD_TMOUT's shape). Then
+// 50 ms more of receiving for any packet that should not come (the Receiver fails on it). With
+// AFXDP_CONFORMANCE_DRIVE=one_thread, both from this thread in turns (the extra run).
 void exchange(Ends& ends, Receiver& receiver) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (!receiver.done() && std::chrono::steady_clock::now() < deadline) {
-    ends.a().wake_tx();
+  using Clock = std::chrono::steady_clock;
+  Endpoint& a = ends.a();
+  std::string tx_failure;
+  const auto kick = [&] {
+    const WakeStatus status = a.wake_tx();
+    if (!status.transient()) tx_failure = std::string("sendto: ") + std::strerror(status.error);
+    return tx_failure.empty();
+  };
+  const auto deadline = Clock::now() + stream_timeout;
+  if (default_drive() == Drive::one_thread) {
+    while (!receiver.done() && Clock::now() < deadline && kick()) receiver.receive(batch);
+  } else {
+    std::jthread tx([&] {
+      while (a.tx().outstanding() != 0) {
+        if (Clock::now() > deadline) {
+          tx_failure = "transmission loop timed out: the tx ring not consumed in " +
+                       in_seconds(stream_timeout);
+          return;
+        }
+        if (!kick()) return;
+      }
+    });
+    while (!receiver.done() && Clock::now() < deadline && receiver.error().empty()) {
+      receiver.receive(batch);
+    }
+  }  // the tx thread joined
+  EXPECT_EQ(tx_failure, "");
+  const auto settle = Clock::now() + std::chrono::milliseconds(50);
+  while (Clock::now() < settle) {
+    a.wake_tx();
     receiver.receive(batch);
   }
-  const auto settle = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
-  while (std::chrono::steady_clock::now() < settle) {
-    ends.a().wake_tx();
-    receiver.receive(batch);
-  }
+  EXPECT_EQ(a.tx().outstanding(), 0U);
 }
 
 // Descriptors the kernel completed (all of them: nothing else was sent).
@@ -190,12 +216,13 @@ TEST_P(Conformance, TOO_MANY_FRAGS) {
 // testapp_invalid_desc_mb: each bad pattern is a chain that ends at its invalid descriptor.
 std::vector<Chain> invalid_desc_mb_table(std::uint64_t umem_size, bool unaligned) {
   return {
-      {{{min_packet}}, true},                                   // for synch
-      {{{large, contd}, {large, contd}, {0}}, false},           // zero-length last
-      {{{large, contd}, {large, contd, 0, umem_size}}, false},  // address past the end
-      {{{large, contd}, {too_long, contd}}, false},             // too long in the middle
-      {{{large, contd}, {large, bad_options}}, false},          // invalid options
-      {{{frame, contd}, {frame}}, true},                        // 2 sent, 3 received
+      {{{min_packet}}, true},                          // for synch
+      {{{large, contd}, {large, contd}, {0}}, false},  // zero-length last
+      {{{large, contd}, {large, contd, static_cast<std::int64_t>(umem_size)}},
+       false},                                          // past the end
+      {{{large, contd}, {too_long, contd}}, false},     // too long in the middle
+      {{{large, contd}, {large, bad_options}}, false},  // invalid options
+      {{{frame, contd}, {frame}}, true},                // 2 sent, 3 received
       {{{large, contd}, {min_packet, 0, -std::int64_t{min_packet} / 2}}, unaligned},  // crosses
       {{{min_packet}}, true},                                                         // for synch
   };

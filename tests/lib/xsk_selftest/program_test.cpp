@@ -22,12 +22,19 @@
 namespace afxdp::conformance {
 namespace {
 
-// A Link whose receiving end runs `program` of the skeleton (loaded alone) instead of the
-// redirect program.
+// A Link whose ends run `program` of the skeleton (loaded alone) instead of the redirect program,
+// each its own copy of the object (its own XSKMAP and counters), as the kernel's test attaches
+// the case's program on both ends (xsk_attach_xdp_progs: test->xdp_prog_rx and xdp_prog_tx, each
+// from its ifobject's skeleton). `skeleton` is the receiving end's, whose counters a case reads.
 struct ProgramLink {
   ProgramLink(const lab::VethPair& veth, const Mode& mode, const char* program,
               const LinkSetup& setup = {})
-      : skeleton(load_programs({program})), link(veth, mode, without_programs(setup)) {
+      : skeleton(load_programs({program})),
+        a_skeleton(load_programs({program})),
+        link(veth, mode, without_programs(setup)) {
+    link.a_program.emplace(XskProgram::from_object(a_skeleton->obj, program, "xsks",
+                                                   {.interface = veth.a(), .mode = mode.attach}));
+    link.a_program->insert(0, link.a.fd());
     link.b_program.emplace(XskProgram::from_object(skeleton->obj, program, "xsks",
                                                    {.interface = veth.b(), .mode = mode.attach}));
     link.b_program->insert(0, link.b.fd());
@@ -36,7 +43,7 @@ struct ProgramLink {
     setup.attach_programs = false;
     return setup;
   }
-  Skeleton skeleton;
+  Skeleton skeleton, a_skeleton;
   Link link;
 };
 
@@ -44,6 +51,8 @@ TEST_P(Conformance, XDP_DROP_HALF) {
   AFXDP_REQUIRE_SYSTEM();
   const auto veth = make_veth(GetParam());
   ProgramLink p(veth, GetParam(), "drop_half");
+  EXPECT_EQ(attached_xdp_program(interface_index(veth.a())), p.link.a_program->program_id())
+      << "the case's program on the sending end too, as the kernel's";
   const auto stream = uniform_stream(default_packets, min_packet);
   Sender sender = sender_on(p.link.a, p.link.b, stream, p.link.setup);
   Receiver receiver = receiver_on(p.link.b, p.link.setup);
