@@ -88,8 +88,8 @@ void txpush_cell(const Run& run) {
       [&] { return syscalls(q); });
 }
 
-// keep+send: a reader keeps every frame (a FrameRef each) and sends them all after the batch, as
-// an application that answers later does. receive, keep and send are counted.
+// keep+send: a reader keeps every frame (a FrameRef each) and sends them all after the batch in one
+// send(span), as an application that answers later does. receive, keep and send are counted.
 void keep_send_cell(const Run& run) {
   testing::Loopback lb(loopback_config());
   Queue& q = lb.port().queues()[0];
@@ -106,7 +106,7 @@ void keep_send_cell(const Run& run) {
                 for (Frame& f : frames) kept[held++] = q.keep(f);
               },
               meter.batch_size());
-          for (std::uint32_t i = 0; i < held; ++i) (void)q.send(std::move(kept[i]));
+          (void)q.send(std::span<FrameRef>(kept.data(), held));
           return got;
         });
         (void)lb.transmitted(0);
