@@ -422,27 +422,16 @@ QueueStats Queue::stats() const {
 // ---- A batch left by an exception (its handler or reader threw) ----
 
 void Queue::recycle_unkept(std::uint32_t taken) noexcept {
-  // The kept frames are those the span's slots hold now with the flag set (the reader may have
-  // reordered the span); what goes back is what take_all took (chunks_) less those, each once (a
-  // slot the reader overwrote with a copy of another Frame lends nothing twice).
-  std::array<std::uint64_t, max_batch> kept;
-  std::uint32_t keeps = 0;
+  // Slot i of the span still holds the frame take_all made from chunks_[i]: a reader can neither
+  // reorder nor overwrite its span (Frame is not assignable). What goes back is every chunk
+  // whose frame was not kept.
+  std::uint32_t back = 0;
   for (std::uint32_t i = 0; i < taken; ++i) {
     if (frames_[i].kept_) [[unlikely]] {
       frames_[i].kept_ = false;
-      kept[keeps++] = chunk_of(frames_[i].address_);
-    }
-  }
-  std::uint32_t back = 0;
-  for (std::uint32_t i = 0; i < taken; ++i) {
-    const std::uint64_t chunk = chunks_[i];
-    std::uint64_t* const end = kept.data() + keeps;
-    if (std::uint64_t* const k = std::find(kept.data(), end, chunk); k != end) [[unlikely]] {
-      *k = end[-1];  // each kept frame matches once
-      --keeps;
       continue;
     }
-    chunks_[back++] = chunk;
+    chunks_[back++] = chunks_[i];
   }
   recycle_chunks(chunks_.data(), back, FramePlace::application);
 }
@@ -792,6 +781,46 @@ bool Queue::send(FrameRef&& ref) noexcept {
   ref.queue_ = nullptr;
   after_send();
   return true;
+}
+
+std::uint32_t Queue::send(std::span<FrameRef> refs) noexcept {
+  if (tx_ == nullptr || in_tx_batch()) [[unlikely]]
+    return 0;
+  const auto want = static_cast<std::uint32_t>(std::min<std::size_t>(refs.size(), tx_->size()));
+  const std::uint32_t room = tx_->reserve(std::min(want, tx_->free_slots(want)));
+  RingCursor<xdp_desc> slot(tx_->reserved());
+  std::uint32_t put = 0;
+  std::uint64_t bytes = 0;
+  std::size_t done = 0;
+  for (; done < refs.size(); ++done) {
+    FrameRef& ref = refs[done];
+    Queue* const owner = ref.queue_;
+    if (owner == nullptr) continue;
+    if (owner->geo_.area != geo_.area) [[unlikely]]
+      break;
+    const Frame& f = ref.frame_;
+    if (f.size() == 0) [[unlikely]] {
+      detail::QueueCounters::add(counters_.refused, 1);  // never an empty descriptor (see serve)
+      recycle(std::move(ref));
+      continue;
+    }
+    if (put == room) break;
+    slot.put(xdp_desc{f.address(), f.size(), 0});
+    ++put;
+    bytes += f.size();
+    --owner->held_;
+    ++owner->tx_out_;
+    owner->to_tx(owner->chunk_of(f.address()), FramePlace::application);
+    ref.queue_ = nullptr;
+  }
+  tx_->cancel(room - put);
+  submit_tx(put, bytes);
+  if (done < refs.size() && put == room) {
+    kick_tx();  // full: let the kernel drain it
+  } else {
+    after_send();
+  }
+  return static_cast<std::uint32_t>(done);
 }
 
 void Queue::recycle(FrameRef&& ref) noexcept {

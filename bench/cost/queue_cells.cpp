@@ -7,6 +7,7 @@
 
 #include <linux/bpf.h>
 
+#include <array>
 #include <optional>
 
 namespace afxdp::cost {
@@ -83,6 +84,33 @@ void txpush_cell(const Run& run) {
         });
         (void)lb.transmitted(0);
         return sent;
+      },
+      [&] { return syscalls(q); });
+}
+
+// keep+send: a reader keeps every frame (a FrameRef each) and sends them all after the batch in one
+// send(span), as an application that answers later does. receive, keep and send are counted.
+void keep_send_cell(const Run& run) {
+  testing::Loopback lb(loopback_config());
+  Queue& q = lb.port().queues()[0];
+  const auto packet = test_packet();
+  std::array<FrameRef, 64> kept;
+  Meter m("keep+send", run);
+  m.run(
+      [&](Meter& meter) {
+        arrive(lb, 0, packet, meter.batch_size());
+        const std::uint32_t n = meter.measured([&] {
+          std::uint32_t held = 0;
+          const std::uint32_t got = q.receive(
+              [&](std::span<Frame> frames) {
+                for (Frame& f : frames) kept[held++] = q.keep(f);
+              },
+              meter.batch_size());
+          (void)q.send(std::span<FrameRef>(kept.data(), held));
+          return got;
+        });
+        (void)lb.transmitted(0);
+        return n;
       },
       [&] { return syscalls(q); });
 }
@@ -168,6 +196,7 @@ void queue_cells(const Run& run, const Select& select) {
     });
   }
   if (select("txpush")) txpush_cell(run);
+  if (select("keep+send")) keep_send_cell(run);
   multi_buffer_cells(run, select);
   if (counted == 1) std::printf("(never)\n");  // keeps the count alive
 }

@@ -129,6 +129,12 @@ class Queue {
   // Send a kept frame out of this queue (it must share the kept frame's UMEM); false, with the
   // FrameRef left as it was, when the tx ring is full or the UMEM is another.
   bool send(FrameRef&& frame) noexcept;
+  // Send kept frames in order, as one batch (one reservation, one submit, one kick check). Returns
+  // how many of `frames`, from the front, it dealt with: each of those is empty after the call
+  // (sent; an empty packet recycled and counted in `refused`, as send() does; an empty FrameRef
+  // skipped). It stops at the first that cannot go (the tx ring full, another UMEM): that one and
+  // those after it are left as they were.
+  std::uint32_t send(std::span<FrameRef> frames) noexcept;
   void recycle(FrameRef&& frame) noexcept;
 
   // Kick the kernel to send what is on the tx ring, if anything is.
