@@ -8,7 +8,7 @@
 
 #include <xdp/xsk.h>
 
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/ring.hpp>
 #include <cstdint>
 
 namespace afxdp::bench {

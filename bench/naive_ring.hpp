@@ -1,13 +1,13 @@
 // The baseline for bench/ring_bench.cpp: the same ring protocol and the same orderings (release
-// store of our index, acquire load of the peer's) as include/afxdp/ring.hpp, but with no cached
-// indices. Every reserve and every peek loads the peer's index from its shared cache line, the
-// way a first, straightforward ring would be written. Only the caching differs, so the gap in the
-// benchmark is the price of touching the peer's line on every call.
+// store of our index, acquire load of the peer's) as include/afxdp/rings/ring.hpp, but with no
+// cached indices. Every reserve and every peek loads the peer's index from its shared cache line,
+// the way a first, straightforward ring would be written. Only the caching differs, so the gap in
+// the benchmark is the price of touching the peer's line on every call.
 //
 // Threading: one thread per side, as for the real rings. Benchmark-only; no hostile-index checks.
 #pragma once
 
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/ring.hpp>
 
 #include <cstdint>
 

@@ -17,8 +17,8 @@
 #include "rte_ring_adapter.hpp"
 #endif
 
-#include <afxdp/cache_line.hpp>
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/cache_line.hpp>
+#include <afxdp/rings/ring.hpp>
 #include <benchmark/benchmark.h>
 
 #include <atomic>

@@ -8,7 +8,7 @@
 // its indices sit in its own header. Threading: one thread per side. Benchmark-only.
 #pragma once
 
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/ring.hpp>
 
 #include <rte_ring.h>
 #include <rte_ring_elem.h>

@@ -5,7 +5,7 @@
 #include "common/packet.hpp"
 #include "common/parse.hpp"
 
-#include <afxdp/interface.hpp>
+#include <afxdp/xsk/interface.hpp>
 
 #include <linux/if_packet.h>
 #include <net/ethernet.h>

@@ -6,9 +6,9 @@
 // docs/benchmarks.md.
 //
 //   steer_bench [repeat] [rounds]
-#include <afxdp/match.hpp>
-#include <afxdp/steering.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/steering/match.hpp>
+#include <afxdp/steering/steering.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 
 #include "../tests/lib/steering/test_frames.hpp"
 

@@ -82,7 +82,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/benchmarks-log DESTINATION ${AFXDP_
         COMPONENT dev FILES_MATCHING PATTERN "*.md")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${AFXDP_DOC_DIR}/examples
         COMPONENT dev)
-install(FILES ${PROJECT_SOURCE_DIR}/tests/support/lab/lab.hpp
-              ${PROJECT_SOURCE_DIR}/tests/support/lab/lab.cpp
-              ${PROJECT_SOURCE_DIR}/tests/support/lab/napi_threads.cpp
+install(FILES ${PROJECT_SOURCE_DIR}/lab/lab.hpp
+              ${PROJECT_SOURCE_DIR}/lab/lab.cpp
+              ${PROJECT_SOURCE_DIR}/lab/napi_threads.cpp
         DESTINATION ${AFXDP_DOC_DIR}/examples/lab COMPONENT dev)

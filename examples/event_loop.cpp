@@ -5,7 +5,7 @@
 
 #include <afxdp/error.hpp>
 #include <afxdp/port.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <sys/epoll.h>
 #include <sys/socket.h>

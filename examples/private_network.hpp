@@ -8,9 +8,9 @@
 // for AF_XDP it prints why and exits 77, which ctest counts as skipped.
 #pragma once
 
-#include <afxdp/interface.hpp>
-#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/privilege.hpp>
 #include <lab.hpp>
 
 #include <linux/if_packet.h>

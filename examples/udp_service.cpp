@@ -4,11 +4,11 @@
 // full (the sender's kernel may have left a partial, offloaded one).
 //
 //   udp_service INTERFACE PORT     every rx queue, a thread each, until SIGINT or SIGTERM
-#include <afxdp/interface.hpp>
-#include <afxdp/match.hpp>
 #include <afxdp/net.hpp>
 #include <afxdp/port.hpp>
 #include <afxdp/run.hpp>
+#include <afxdp/steering/match.hpp>
+#include <afxdp/xsk/interface.hpp>
 
 #include <cstdio>
 #include <string>

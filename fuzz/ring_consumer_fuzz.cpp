@@ -2,7 +2,7 @@
 // that writes arbitrary producer indices and descriptors; the consumer must never report more
 // entries than a ring holds, never hand out an entry it has not been given, and never read
 // outside the descriptor array (AddressSanitizer watches the array, sized exactly).
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/ring.hpp>
 
 #include <cstddef>
 #include <cstdint>

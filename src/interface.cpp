@@ -1,6 +1,6 @@
 #include <afxdp/detail/socket_option.hpp>
-#include <afxdp/interface.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <algorithm>
 #include <cerrno>

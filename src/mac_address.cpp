@@ -1,4 +1,4 @@
-#include <afxdp/mac_address.hpp>
+#include <afxdp/net/mac_address.hpp>
 
 namespace afxdp {
 namespace {

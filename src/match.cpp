@@ -1,5 +1,5 @@
-#include <afxdp/match.hpp>
 #include <afxdp/net/headers.hpp>
+#include <afxdp/steering/match.hpp>
 
 #include <arpa/inet.h>
 

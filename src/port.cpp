@@ -1,8 +1,8 @@
 #include <afxdp/detail/uapi.hpp>
 #include <afxdp/error.hpp>
-#include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
-#include <afxdp/privilege.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/privilege.hpp>
 
 #include "frame_owners.hpp"
 #include "port_state.hpp"

@@ -4,7 +4,7 @@
 
 #include <afxdp/detail/queue_kernel.hpp>
 #include <afxdp/port.hpp>
-#include <afxdp/umem.hpp>
+#include <afxdp/xsk/umem.hpp>
 
 #include "frame_owners.hpp"
 

@@ -1,4 +1,4 @@
-#include <afxdp/privilege.hpp>
+#include <afxdp/xsk/privilege.hpp>
 
 #include <linux/capability.h>
 #include <sys/resource.h>

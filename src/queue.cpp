@@ -1,9 +1,9 @@
 // Queue's cold half: set-up, completions, kicks, waiting, TxBatch and FrameRef. The per-frame
 // loops are in queue.hpp so that handlers inline into them.
 #include <afxdp/detail/queue_kernel.hpp>
-#include <afxdp/interface.hpp>
 #include <afxdp/queue.hpp>
-#include <afxdp/socket.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/socket.hpp>
 
 #include "frame_owners.hpp"
 

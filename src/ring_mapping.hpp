@@ -2,7 +2,7 @@
 // with producer/consumer/flags/descriptors at the offsets XDP_MMAP_OFFSETS reports.
 #pragma once
 
-#include <afxdp/umem.hpp>
+#include <afxdp/xsk/umem.hpp>
 
 #include <linux/if_xdp.h>
 #include <sys/mman.h>

@@ -1,6 +1,6 @@
 #include <afxdp/error.hpp>
-#include <afxdp/interface.hpp>
 #include <afxdp/run.hpp>
+#include <afxdp/xsk/interface.hpp>
 
 #include <algorithm>
 #include <atomic>

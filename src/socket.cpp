@@ -1,8 +1,8 @@
 #include <afxdp/detail/socket_option.hpp>
 #include <afxdp/detail/uapi.hpp>
 #include <afxdp/error.hpp>
-#include <afxdp/interface.hpp>
-#include <afxdp/socket.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/socket.hpp>
 
 #include "config_rule.hpp"
 #include "ring_mapping.hpp"

@@ -1,4 +1,4 @@
-#include <afxdp/socket.hpp>
+#include <afxdp/xsk/socket.hpp>
 
 #include "socket_kernel.hpp"
 

@@ -3,7 +3,7 @@
 // maps; tests/lib/steering/steer_compile_test.cpp checks the output without root.
 #pragma once
 
-#include <afxdp/match.hpp>
+#include <afxdp/steering/match.hpp>
 
 #include "xsk_steer_shared.h"
 

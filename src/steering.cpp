@@ -1,6 +1,6 @@
 #include <afxdp/detail/shape_tags.hpp>
 #include <afxdp/error.hpp>
-#include <afxdp/steering.hpp>
+#include <afxdp/steering/steering.hpp>
 
 #include "steer_compile.hpp"
 #include "steer_tables.hpp"

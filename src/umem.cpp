@@ -1,6 +1,6 @@
 #include <afxdp/detail/socket_option.hpp>
 #include <afxdp/error.hpp>
-#include <afxdp/umem.hpp>
+#include <afxdp/xsk/umem.hpp>
 
 #include "config_rule.hpp"
 #include "ring_mapping.hpp"

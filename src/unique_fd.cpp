@@ -1,4 +1,4 @@
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <afxdp/error.hpp>
 

@@ -1,6 +1,6 @@
 #include <afxdp/detail/socket_option.hpp>
-#include <afxdp/interface.hpp>
-#include <afxdp/xdp_link.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/xdp_link.hpp>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

@@ -1,7 +1,7 @@
 #include <afxdp/detail/socket_option.hpp>
-#include <afxdp/interface.hpp>
-#include <afxdp/unique_fd.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 
 #include "steer_tables.hpp"
 #include "xsk_redirect.skel.h"

@@ -5,7 +5,7 @@
 #include "cells.hpp"
 #include "meter.hpp"
 
-#include <afxdp/umem.hpp>
+#include <afxdp/xsk/umem.hpp>
 
 #include <algorithm>
 

@@ -2,10 +2,10 @@
 // per-packet handler, given as a template parameter so that it inlines, returns a verdict; here
 // it swaps the MAC addresses and the frame goes back out of the queue it came in on. The peer
 // checks that every frame comes back with MACs swapped.
-#include <afxdp/interface.hpp>
-#include <afxdp/privilege.hpp>
-#include <afxdp/socket.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/privilege.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <algorithm>

@@ -1,10 +1,10 @@
 // Receive and count packets on one queue: the smallest complete use of the library.
 // It makes its own private network (a namespace and a veth pair), sends test frames into one end
 // with an ordinary packet socket, and receives them on the other end through AF_XDP.
-#include <afxdp/interface.hpp>
-#include <afxdp/privilege.hpp>
-#include <afxdp/socket.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/privilege.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <charconv>

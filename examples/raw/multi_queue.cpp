@@ -2,11 +2,11 @@
 // half of the frames on its own fill ring). On a 2-queue veth pair, frames sent from CPU n land
 // on rx queue n mod 2, so senders pinned to CPUs 0 and 1 feed both queues. Success: both queues
 // received, and together exactly what was sent.
-#include <afxdp/interface.hpp>
-#include <afxdp/privilege.hpp>
 #include <afxdp/run.hpp>
-#include <afxdp/socket.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/privilege.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <atomic>

@@ -16,11 +16,11 @@
 #pragma once
 
 #include <afxdp/frame.hpp>
-#include <afxdp/interface.hpp>
 #include <afxdp/net/bytes.hpp>
 #include <afxdp/net/checksum.hpp>
 #include <afxdp/net/headers.hpp>
 #include <afxdp/net/parse.hpp>
+#include <afxdp/xsk/interface.hpp>
 
 #include <algorithm>
 #include <array>

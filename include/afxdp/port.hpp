@@ -16,9 +16,9 @@
 
 #include <afxdp/error.hpp>
 #include <afxdp/queue.hpp>
-#include <afxdp/socket.hpp>
-#include <afxdp/steering.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/steering/steering.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 
 #include <chrono>
 #include <cstdint>

@@ -14,18 +14,18 @@
 // per packet.
 #pragma once
 
-#include <afxdp/cache_line.hpp>
 #include <afxdp/detail/frame_geometry.hpp>
 #include <afxdp/detail/queue_setup.hpp>
 #include <afxdp/detail/uapi.hpp>
 #include <afxdp/frame.hpp>
 #include <afxdp/frame_ledger.hpp>
-#include <afxdp/frame_pool.hpp>
 #include <afxdp/frame_ref.hpp>
 #include <afxdp/idle_wait.hpp>
 #include <afxdp/packet.hpp>
 #include <afxdp/queue_stats.hpp>
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/cache_line.hpp>
+#include <afxdp/rings/frame_pool.hpp>
+#include <afxdp/rings/ring.hpp>
 
 #include <array>
 #include <atomic>

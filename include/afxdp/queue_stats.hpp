@@ -3,7 +3,7 @@
 // `print(now - before)`.
 #pragma once
 
-#include <afxdp/statistics.hpp>
+#include <afxdp/xsk/statistics.hpp>
 
 #include <array>
 #include <cstdint>

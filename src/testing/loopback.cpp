@@ -6,10 +6,10 @@
 #include <afxdp/detail/queue_kernel.hpp>
 #include <afxdp/detail/uapi.hpp>
 #include <afxdp/packet.hpp>
+#include <afxdp/rings/tx_descriptor.hpp>
 #include <afxdp/testing/fake_ring.hpp>
 #include <afxdp/testing/loopback.hpp>
-#include <afxdp/tx_descriptor.hpp>
-#include <afxdp/umem.hpp>
+#include <afxdp/xsk/umem.hpp>
 
 #include "../port_state.hpp"
 

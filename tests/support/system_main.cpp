@@ -1,6 +1,6 @@
 #include "system_test.hpp"
 
-#include <afxdp/privilege.hpp>
+#include <afxdp/xsk/privilege.hpp>
 #include <lab.hpp>
 
 #include <cstdio>

@@ -3,8 +3,8 @@
 #include "common/json.hpp"
 #include "json_check.hpp"
 
-#include <afxdp/interface.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -11,7 +11,7 @@
 #include "xsk/rxdrop.hpp"
 #include "xsk/txpush.hpp"
 
-#include <afxdp/xdp_link.hpp>
+#include <afxdp/xsk/xdp_link.hpp>
 
 #include <algorithm>
 #include <cstdio>

@@ -3,7 +3,7 @@
 // where in it the packet starts. Internal: Queue's loops use it.
 #pragma once
 
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/ring.hpp>
 #include <linux/if_xdp.h>
 
 #include <cstddef>

@@ -4,7 +4,7 @@
 // kick costs stays off the per-packet path (docs/architecture.md, "The kernel seam").
 #pragma once
 
-#include <afxdp/statistics.hpp>
+#include <afxdp/xsk/statistics.hpp>
 
 #include <chrono>
 #include <span>

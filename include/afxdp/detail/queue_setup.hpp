@@ -3,8 +3,8 @@
 // holds open, the unwinding of a batch whose handler threw). Internal: included by queue.hpp.
 #pragma once
 
-#include <afxdp/cache_line.hpp>
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/cache_line.hpp>
+#include <afxdp/rings/ring.hpp>
 
 #include <atomic>
 #include <chrono>

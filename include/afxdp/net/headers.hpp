@@ -6,8 +6,8 @@
 // Threading: a view is as good as the frame it points into (one Queue's thread, during the call).
 #pragma once
 
-#include <afxdp/mac_address.hpp>
 #include <afxdp/net/bytes.hpp>
+#include <afxdp/net/mac_address.hpp>
 
 #include <array>
 #include <cstddef>

@@ -8,8 +8,8 @@
 // Threading: the kernel side belongs to one thread; the ring built over layout() to another.
 #pragma once
 
-#include <afxdp/cache_line.hpp>
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/cache_line.hpp>
+#include <afxdp/rings/ring.hpp>
 
 #include <atomic>
 #include <cstdint>

@@ -22,8 +22,8 @@
 #pragma once
 
 #include <afxdp/port.hpp>
-#include <afxdp/ring.hpp>
-#include <afxdp/statistics.hpp>
+#include <afxdp/rings/ring.hpp>
+#include <afxdp/xsk/statistics.hpp>
 
 #include <cstddef>
 #include <cstdint>

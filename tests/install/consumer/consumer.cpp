@@ -1,11 +1,7 @@
 // Uses symbols from libafxdp.a (validate, Umem) and the header-only rings, so that building this
 // checks the headers, the archive and its libbpf link needs. Run without arguments it needs no
 // privilege: it only checks that validation from the installed library rejects a bad config.
-#include <afxdp/ring.hpp>
-#include <afxdp/socket.hpp>
-#include <afxdp/umem.hpp>
-#include <afxdp/version.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/afxdp.hpp>  // every floor's umbrella: each installed header compiles from here
 
 #include <cstdio>
 #include <stdexcept>

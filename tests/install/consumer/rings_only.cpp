@@ -1,6 +1,5 @@
 // afxdp::rings alone: the header-only rings, no library to link.
-#include <afxdp/frame_pool.hpp>
-#include <afxdp/ring.hpp>
+#include <afxdp/rings.hpp>  // the floor's umbrella, with nothing but afxdp::rings
 
 int main() {
   afxdp::FramePool pool(4, 2048);

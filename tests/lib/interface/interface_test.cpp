@@ -4,7 +4,7 @@
 #include "expect_throw.hpp"
 #include "system_test.hpp"
 
-#include <afxdp/interface.hpp>
+#include <afxdp/xsk/interface.hpp>
 #include <lab.hpp>
 
 #include <cerrno>

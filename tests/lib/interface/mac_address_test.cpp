@@ -1,6 +1,6 @@
 // MacAddress's text form: parse takes exactly "aa:bb:cc:dd:ee:ff" (either case) and format gives
 // it back in lower case; anything else is refused, not half-read.
-#include <afxdp/mac_address.hpp>
+#include <afxdp/net/mac_address.hpp>
 #include <gtest/gtest.h>
 
 #include <string>

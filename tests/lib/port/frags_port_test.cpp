@@ -6,8 +6,8 @@
 #include "system_test.hpp"
 #include "tool_test.hpp"
 
-#include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
+#include <afxdp/xsk/interface.hpp>
 #include <lab.hpp>
 
 #include <array>

@@ -6,8 +6,8 @@
 #include <afxdp/detail/uapi.hpp>
 #include <afxdp/packet.hpp>
 #include <afxdp/queue.hpp>
+#include <afxdp/rings/tx_descriptor.hpp>
 #include <afxdp/testing/loopback.hpp>
-#include <afxdp/tx_descriptor.hpp>
 
 #include <gtest/gtest.h>
 #include <linux/bpf.h>

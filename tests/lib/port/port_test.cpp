@@ -3,9 +3,9 @@
 #include "probes.hpp"
 #include "system_test.hpp"
 
-#include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <cerrno>

@@ -4,7 +4,7 @@
 #include "system_test.hpp"
 
 #include <afxdp/port.hpp>
-#include <afxdp/privilege.hpp>
+#include <afxdp/xsk/privilege.hpp>
 #include <lab.hpp>
 
 #include <grp.h>

@@ -5,7 +5,7 @@
 
 #include <afxdp/queue.hpp>
 #include <afxdp/testing/loopback.hpp>
-#include <afxdp/umem.hpp>
+#include <afxdp/xsk/umem.hpp>
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // is refused rather than read through.
 #include <afxdp/testing/fake_ring.hpp>
 
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/ring.hpp>
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // FramePool: every frame starts free, take/give move frames in and out, last given is first taken.
-#include <afxdp/frame_pool.hpp>
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/frame_pool.hpp>
+#include <afxdp/rings/ring.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>

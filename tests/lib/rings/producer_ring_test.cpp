@@ -2,7 +2,7 @@
 // nothing is visible before submit, submit publishes exactly n, cancel gives slots back.
 #include <afxdp/testing/fake_ring.hpp>
 
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/ring.hpp>
 #include <gtest/gtest.h>
 
 #include <cstdint>

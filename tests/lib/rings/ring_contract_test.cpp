@@ -1,10 +1,10 @@
-// The ring verbs' debug checks (include/afxdp/ring.hpp): a caller that reads outside the reserved
-// or peeked window, or submits, releases or cancels more than it holds, stops at once with the
-// broken rule on stderr. On in the dev preset (AFXDP_RING_CHECKS) and debug builds; a release
+// The ring verbs' debug checks (include/afxdp/rings/ring.hpp): a caller that reads outside the
+// reserved or peeked window, or submits, releases or cancels more than it holds, stops at once with
+// the broken rule on stderr. On in the dev preset (AFXDP_RING_CHECKS) and debug builds; a release
 // build compiles them out, and these tests skip there.
 #include <afxdp/testing/fake_ring.hpp>
 
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/ring.hpp>
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 // ThreadSanitizer too (preset tsan), where it passes fewer descriptors to stay quick.
 #include <afxdp/testing/fake_ring.hpp>
 
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/ring.hpp>
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // with the indices starting just below UINT32_MAX so that they wrap through zero mid-test.
 #include <afxdp/testing/fake_ring.hpp>
 
-#include <afxdp/ring.hpp>
+#include <afxdp/rings/ring.hpp>
 #include <gtest/gtest.h>
 
 #include <cstdint>

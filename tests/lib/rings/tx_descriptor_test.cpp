@@ -2,7 +2,7 @@
 // UNALIGNED_INV_DESC selftests (which tests/lib/xsk_selftest also sends through a real kernel), and
 // the boundaries of each rule.
 #include <afxdp/detail/uapi.hpp>
-#include <afxdp/tx_descriptor.hpp>
+#include <afxdp/rings/tx_descriptor.hpp>
 #include <gtest/gtest.h>
 
 #include <cstdint>

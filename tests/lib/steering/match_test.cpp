@@ -1,7 +1,7 @@
 // The steering grammar: each production, its canonical form (parse(str()) round trip), and each
 // error with the word and its 1-based position.
-#include <afxdp/match.hpp>
 #include <afxdp/port.hpp>
+#include <afxdp/steering/match.hpp>
 
 #include "expect_throw.hpp"
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The steering rule compiler (src/steer_compile.hpp) against golden entries: what a Match becomes
 // in the redirect program's tables, with no program, no map and no root. Each entry is written
 // out as the fields its mask fixes, host byte order, so a golden line reads like the rule.
-#include <afxdp/match.hpp>
+#include <afxdp/steering/match.hpp>
 
 #include "expect_throw.hpp"
 #include "steer_compile.hpp"

@@ -9,9 +9,9 @@
 #include "system_test.hpp"
 #include "test_frames.hpp"
 
-#include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 #include <lab.hpp>
 
 #include <arpa/inet.h>

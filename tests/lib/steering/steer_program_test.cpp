@@ -2,10 +2,10 @@
 // BPF_PROG_TEST_RUN: no interface, no socket. The XSKMAP is empty and the fallback is XDP_DROP,
 // so a frame that matched (or any frame, with no rule) comes back XDP_DROP from
 // bpf_redirect_map, and a frame that matched nothing XDP_PASS.
-#include <afxdp/match.hpp>
 #include <afxdp/net/parse.hpp>
-#include <afxdp/steering.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/steering/match.hpp>
+#include <afxdp/steering/steering.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 
 #include "system_test.hpp"
 #include "test_frames.hpp"

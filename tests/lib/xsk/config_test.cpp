@@ -3,8 +3,8 @@
 #include "expect_throw.hpp"
 #include <afxdp/error.hpp>
 #include <afxdp/port.hpp>
-#include <afxdp/socket.hpp>
-#include <afxdp/umem.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/umem.hpp>
 #include <gtest/gtest.h>
 
 #include <sys/mman.h>

@@ -1,6 +1,6 @@
 // Descriptors from the kernel are not trusted: the tool's loops refuse one whose address or
 // length falls outside the UMEM (Worker::refuse) through area_contains. Hostile values here.
-#include <afxdp/umem.hpp>
+#include <afxdp/xsk/umem.hpp>
 
 #include <gtest/gtest.h>
 

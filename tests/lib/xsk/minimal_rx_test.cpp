@@ -2,8 +2,8 @@
 // on an AF_XDP socket at the other end (native mode), each in a chunk we lent (Umem::chunk_of).
 #include "system_test.hpp"
 
-#include <afxdp/socket.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 #include <poll.h>
 

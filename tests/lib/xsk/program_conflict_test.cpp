@@ -4,10 +4,10 @@
 #include "system_test.hpp"
 #include "xsk_fixture.hpp"
 
-#include <afxdp/interface.hpp>
-#include <afxdp/socket.hpp>
-#include <afxdp/unique_fd.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <bpf/bpf.h>

@@ -2,8 +2,8 @@
 // with SIGKILL leaves nothing attached (the bpf_link dies with its last fd).
 #include "system_test.hpp"
 
-#include <afxdp/interface.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <chrono>

@@ -5,8 +5,8 @@
 #include "xsk_fixture.hpp"
 
 #include <afxdp/run.hpp>
-#include <afxdp/socket.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <atomic>

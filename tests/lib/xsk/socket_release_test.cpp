@@ -5,9 +5,9 @@
 #include "system_test.hpp"
 #include "xsk_fixture.hpp"
 
-#include <afxdp/socket.hpp>
-#include <afxdp/umem.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/umem.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <poll.h>

@@ -4,8 +4,8 @@
 #include "system_test.hpp"
 #include "xsk_fixture.hpp"
 
-#include <afxdp/frame_pool.hpp>
-#include <afxdp/socket.hpp>
+#include <afxdp/rings/frame_pool.hpp>
+#include <afxdp/xsk/socket.hpp>
 #include <lab.hpp>
 
 #include <cstring>

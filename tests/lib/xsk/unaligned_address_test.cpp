@@ -1,7 +1,7 @@
 // Descriptor addresses in both UMEM modes, decoded the way the kernel encodes them: in
 // unaligned-chunk mode an rx address is base | offset << 48 (xp_get_handle), a fill address is
 // the base (low 48 bits), a completion is the tx address as submitted. No kernel needed.
-#include <afxdp/umem.hpp>
+#include <afxdp/xsk/umem.hpp>
 
 #include <gtest/gtest.h>
 

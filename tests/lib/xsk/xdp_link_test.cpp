@@ -3,8 +3,8 @@
 #include "system_test.hpp"
 #include "xsk_fixture.hpp"
 
-#include <afxdp/interface.hpp>
-#include <afxdp/xdp_link.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/xdp_link.hpp>
 #include <lab.hpp>
 
 #include <bpf/bpf.h>

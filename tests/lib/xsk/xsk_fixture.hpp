@@ -6,10 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include <afxdp/mac_address.hpp>
-#include <afxdp/socket.hpp>
-#include <afxdp/unique_fd.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/net/mac_address.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <chrono>

@@ -3,8 +3,8 @@
 #include "expect_throw.hpp"
 #include "system_test.hpp"
 
-#include <afxdp/socket.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <system_error>

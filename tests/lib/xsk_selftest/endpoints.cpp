@@ -1,7 +1,7 @@
 // The two backends' Endpoints (a Socket; a Loopback queue) and Ends, which builds either.
 #include "harness.hpp"
 
-#include <afxdp/interface.hpp>
+#include <afxdp/xsk/interface.hpp>
 
 #include <algorithm>
 #include <poll.h>

@@ -16,13 +16,13 @@
 #include "probes.hpp"
 #include "system_test.hpp"
 
-#include <afxdp/mac_address.hpp>
+#include <afxdp/net/mac_address.hpp>
 #include <afxdp/port.hpp>
-#include <afxdp/socket.hpp>
+#include <afxdp/rings/tx_descriptor.hpp>
 #include <afxdp/testing/loopback.hpp>
-#include <afxdp/tx_descriptor.hpp>
-#include <afxdp/umem.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/socket.hpp>
+#include <afxdp/xsk/umem.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <chrono>

@@ -8,8 +8,8 @@
 #include "expect_throw.hpp"
 #include "probes.hpp"
 
-#include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
+#include <afxdp/xsk/interface.hpp>
 
 #include <cerrno>
 #include <chrono>

@@ -6,8 +6,8 @@
 #include "common/pcap.hpp"
 #include "tool_test.hpp"
 
-#include <afxdp/interface.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <chrono>

@@ -6,7 +6,7 @@
 #include "system_test.hpp"
 #include "tool_test.hpp"
 
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <poll.h>

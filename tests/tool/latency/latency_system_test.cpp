@@ -7,8 +7,8 @@
 #include "system_test.hpp"
 #include "tool_test.hpp"
 
-#include <afxdp/interface.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 #include <lab.hpp>
 
 #include <arpa/inet.h>

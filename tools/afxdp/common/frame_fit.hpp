@@ -3,7 +3,7 @@
 // on veth a program without frags support is refused in native mode at such an MTU.
 #pragma once
 
-#include <afxdp/interface.hpp>
+#include <afxdp/xsk/interface.hpp>
 
 #include <linux/bpf.h>
 

@@ -2,7 +2,7 @@
 // header and UDP checksums, padded with a byte pattern to the asked size.
 #pragma once
 
-#include <afxdp/mac_address.hpp>
+#include <afxdp/net/mac_address.hpp>
 
 #include <array>
 #include <cstddef>

@@ -2,7 +2,7 @@
 // option and the rule.
 #pragma once
 
-#include <afxdp/privilege.hpp>
+#include <afxdp/xsk/privilege.hpp>
 
 #include <stdexcept>
 #include <string>

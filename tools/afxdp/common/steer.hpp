@@ -3,8 +3,8 @@
 // Repeatable: each --steer is one rule. The summaries print each rule's hits.
 #pragma once
 
-#include <afxdp/match.hpp>
-#include <afxdp/steering.hpp>
+#include <afxdp/steering/match.hpp>
+#include <afxdp/steering/steering.hpp>
 
 #include <CLI/CLI.hpp>
 

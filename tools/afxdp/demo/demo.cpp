@@ -12,9 +12,9 @@
 #include "demo/xdpsock_reference.hpp"
 #include "xsk/xsk_options.hpp"
 
-#include <afxdp/interface.hpp>
 #include <afxdp/run.hpp>
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 
 #include <lab.hpp>
 

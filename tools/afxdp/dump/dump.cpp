@@ -9,7 +9,7 @@
 
 #include <afxdp/port.hpp>
 #include <afxdp/run.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <cerrno>
 #include <csignal>

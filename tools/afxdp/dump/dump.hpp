@@ -8,7 +8,7 @@
 
 #include "subcommands.hpp"
 
-#include <afxdp/match.hpp>
+#include <afxdp/steering/match.hpp>
 
 #include <cstdint>
 #include <string>

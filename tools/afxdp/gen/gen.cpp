@@ -10,9 +10,9 @@
 #include "gen/xsk_source.hpp"
 
 #include <afxdp/cpu.hpp>
-#include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
 #include <afxdp/signal_stop.hpp>
+#include <afxdp/xsk/interface.hpp>
 
 #include <net/if.h>
 

@@ -1,7 +1,7 @@
 #include "gen/xsk_source.hpp"
 
-#include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
+#include <afxdp/xsk/interface.hpp>
 
 #include <algorithm>
 #include <chrono>

@@ -11,7 +11,7 @@
 #include "common/parse.hpp"
 #include "subcommands.hpp"
 
-#include <afxdp/match.hpp>
+#include <afxdp/steering/match.hpp>
 
 #include <cstdint>
 #include <netinet/in.h>

@@ -4,9 +4,9 @@
 #include "latency/latency_probe.hpp"
 #include "latency/udp_echo.hpp"
 
-#include <afxdp/interface.hpp>
 #include <afxdp/port.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <algorithm>
 #include <cerrno>

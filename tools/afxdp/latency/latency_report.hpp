@@ -2,7 +2,7 @@
 // log-spaced buckets, the probes lost, as a text table or one JSON line. Pure: unit-tested.
 #pragma once
 
-#include <afxdp/steering.hpp>
+#include <afxdp/steering/steering.hpp>
 
 #include <cstdint>
 #include <string>

@@ -5,7 +5,7 @@
 #include "subcommands.hpp"
 
 #include <afxdp/run.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <algorithm>
 #include <arpa/inet.h>

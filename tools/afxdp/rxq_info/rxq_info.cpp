@@ -9,9 +9,9 @@
 #include "common/thousands.hpp"
 
 #include <afxdp/error.hpp>
-#include <afxdp/interface.hpp>
 #include <afxdp/run.hpp>
-#include <afxdp/xdp_link.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/xdp_link.hpp>
 
 #include "rxq_info.skel.h"
 #include "rxq_info_shared.h"

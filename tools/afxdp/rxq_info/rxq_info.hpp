@@ -5,7 +5,7 @@
 
 #include "subcommands.hpp"
 
-#include <afxdp/xsk_program.hpp>
+#include <afxdp/xsk/xsk_program.hpp>
 
 #include <optional>
 #include <string>

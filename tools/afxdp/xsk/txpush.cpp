@@ -5,7 +5,7 @@
 #include "common/pcap.hpp"
 #include "common/require.hpp"
 
-#include <afxdp/interface.hpp>
+#include <afxdp/xsk/interface.hpp>
 
 #include <algorithm>
 #include <chrono>

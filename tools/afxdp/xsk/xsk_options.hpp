@@ -10,7 +10,7 @@
 
 #include "common/parse.hpp"
 
-#include <afxdp/match.hpp>
+#include <afxdp/steering/match.hpp>
 
 #include <CLI/CLI.hpp>
 

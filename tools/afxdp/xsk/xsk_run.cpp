@@ -6,9 +6,9 @@
 #include "common/steer.hpp"
 #include "xsk/privileges.hpp"
 
-#include <afxdp/interface.hpp>
 #include <afxdp/run.hpp>
-#include <afxdp/xdp_link.hpp>
+#include <afxdp/xsk/interface.hpp>
+#include <afxdp/xsk/xdp_link.hpp>
 
 #include <cerrno>
 #include <cmath>

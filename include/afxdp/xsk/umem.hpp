@@ -12,8 +12,8 @@
 #pragma once
 
 #include <afxdp/detail/mapping.hpp>
-#include <afxdp/ring.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/rings/ring.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <linux/if_xdp.h>
 

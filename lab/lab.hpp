@@ -3,10 +3,10 @@
 // leaves it; no interface outside it is touched.
 #pragma once
 
-#include <afxdp/interface.hpp>  // mac_address, to address test frames
-#include <afxdp/mac_address.hpp>
-#include <afxdp/privilege.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/net/mac_address.hpp>
+#include <afxdp/xsk/interface.hpp>  // mac_address, to address test frames
+#include <afxdp/xsk/privilege.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <cstdint>
 #include <string>

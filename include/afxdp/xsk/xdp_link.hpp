@@ -6,7 +6,7 @@
 // Threading: control path only.
 #pragma once
 
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <cerrno>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Facts about a network interface that the control path checks before binding.
 #pragma once
 
-#include <afxdp/mac_address.hpp>
+#include <afxdp/net/mac_address.hpp>
 
 #include <array>
 #include <cstdint>

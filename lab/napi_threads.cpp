@@ -5,7 +5,7 @@
 #include "lab.hpp"
 
 #include <afxdp/error.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <linux/genetlink.h>
 #include <linux/netlink.h>

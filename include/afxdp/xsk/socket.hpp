@@ -5,10 +5,10 @@
 // drives them all.
 #pragma once
 
-#include <afxdp/ring.hpp>
-#include <afxdp/statistics.hpp>
-#include <afxdp/umem.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/rings/ring.hpp>
+#include <afxdp/xsk/statistics.hpp>
+#include <afxdp/xsk/umem.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -9,8 +9,8 @@
 // Threading: control path only; insert/erase may be called while traffic flows.
 #pragma once
 
-#include <afxdp/xdp_action.hpp>
-#include <afxdp/xdp_link.hpp>
+#include <afxdp/xsk/xdp_action.hpp>
+#include <afxdp/xsk/xdp_link.hpp>
 
 #include <cstdint>
 #include <memory>

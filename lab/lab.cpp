@@ -1,7 +1,7 @@
 #include "lab.hpp"
 
 #include <afxdp/error.hpp>
-#include <afxdp/unique_fd.hpp>
+#include <afxdp/xsk/unique_fd.hpp>
 
 #include <atomic>
 #include <cerrno>
