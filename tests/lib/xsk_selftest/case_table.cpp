@@ -32,8 +32,7 @@ const std::vector<CaseVerdict>& case_verdicts() {
       {"POLL_RX", Verdict::strict, ""},
       {"POLL_TX", Verdict::strict, ""},
       {"POLL_RXQ_FULL", Verdict::strict, ""},
-      {"POLL_TXQ_FULL", Verdict::variant,
-       "the kernel's set-up never ends on veth (measured); the time-out asserted in ours"},
+      {"POLL_TXQ_FULL", Verdict::strict, ""},
       {"ALIGNED_INV_DESC", Verdict::variant,
        "copy mode completes the invalid descriptors too; pinned, the kernel's case counts only "
        "valid ones as outstanding"},

@@ -63,8 +63,8 @@ struct KernelLoop {
 // in batches of 64 at the UMEM's 1024 buffers in turn, each batch followed by poll(POLLOUT, 1 s);
 // while the ring has no room for a batch, poll too. A poll that times out ends it, passed; an
 // error fails. Its pacing counts every packet submitted as in flight and nothing takes one away
-// (no receiver), so from 960 on (the UMEM less a batch) it only kicks with sendto: the kernel's
-// loop never ends then unless a poll timed out before; ours stops after `limit`.
+// (no receiver), so from 960 on (the UMEM less a batch) it only kicks with sendto. The kernel's
+// harness ends it with SIGUSR1 as soon as it starts a single-thread case; ours stops after `limit`.
 KernelLoop kernel_poll_txq_tmout(Endpoint& a, const MacAddress& dst, std::chrono::seconds limit) {
   constexpr std::uint32_t frame = 2048;
   constexpr std::uint32_t packets = 2 * default_packets;
@@ -124,7 +124,7 @@ TEST_P(Conformance, POLL_TXQ_FULL) {
     EXPECT_EQ(k.error, "") << "the kernel's case fails on a poll or sendto error";
     // What it sees on veth: 2048 B packets are valid in 2 KiB frames, and the sending veth drops
     // each (longer than its MTU), so the ring drains and every poll says POLLOUT; at 960 the
-    // pacing holds the loop, which kicks from then on and, in the kernel's test, never ends.
+    // pacing holds the loop, which kicks from then on (the kernel's harness has killed it by then).
     // The Loopback delivers them instead (to a queue with nothing lent), the same otherwise.
     const std::string rule =
         GetParam().backend == Backend::veth
