@@ -319,8 +319,6 @@ std::vector<Row> demo_rows() {
       {"--queues", {s, "--queues", "3"}, {"--queues", "3"}},
       {"--extra", {s, "--extra"}, {"--extra"}},
       {"--extra", {s, "--extra=--bogus"}, {"--extra", "--bogus"}},
-      // A library rule (Port::open's) is found before any cell runs too, in the benchmark's flag.
-      {"--extra", {s, "--extra=-f", "--extra=3000"}, {"--extra", "-f", "3000", "power of two"}},
       {"--extra",
        {s, "--benchmark", "txpush", "--extra=-s", "--extra=5000"},
        {"--extra", "txpush", "-s", "5000"}},

@@ -1,7 +1,5 @@
 // Parsing of the benchmark options, table-driven: what good command lines turn into, and that
-// each bad one is refused with a message naming the option (the library's rules, Port::open's,
-// through validate(PortConfig) and the tool's flag table). No kernel: parsing is pure.
-#include <common/config_flags.hpp>
+// each bad one is refused with a message naming the option. No kernel: parsing is pure.
 #include <xsk/xsk_options.hpp>
 #include <xsk/xsk_run.hpp>
 
@@ -177,6 +175,9 @@ TEST(XskOptions, BadInputIsRefusedNamingTheRule) {
       {Benchmark::rxdrop, {"-i", "x", "-b", "4096"}, "larger than a ring"},
       {Benchmark::rxdrop, {"-i", "x", "--ring-size", "512", "-b", "513"}, "larger than a ring"},
       {Benchmark::rxdrop, {"-i", "x", "-b", "0"}, "batch size"},
+      {Benchmark::rxdrop, {"-i", "x", "-f", "3000"}, "power of two"},
+      {Benchmark::rxdrop, {"-i", "x", "-f", "8192"}, "2048 or 4096"},
+      {Benchmark::rxdrop, {"-i", "x", "--ring-size", "1000"}, "power of two"},
       {Benchmark::rxdrop, {"-i", "x", "--frames", "10"}, "frames"},
       {Benchmark::txpush, {"-i", "x", "-G", "11:22:33"}, "MAC"},
       {Benchmark::txpush, {"-i", "x", "-G", "11:22:33:44:55:gg"}, "MAC"},
@@ -210,7 +211,9 @@ TEST(XskOptions, BadInputIsRefusedNamingTheRule) {
       {Benchmark::rxdrop, {"-i", "x", "-b", "4294967296"}, "4294967296"},
       {Benchmark::rxdrop, {"-i", "x", "--frames", "4294967295"}, "4 GiB"},
       {Benchmark::rxdrop, {"-i", "x", "--ring-size", "131072"}, "65536"},
-      {Benchmark::rxdrop, {"-i", "x", "--ring-size", "0"}, "--ring-size): 0 must be 64 to 65536"},
+      {Benchmark::rxdrop, {"-i", "x", "--ring-size", "0"}, "power of two"},
+      {Benchmark::rxdrop, {"-i", "x", "-f", "0"}, "power of two"},
+      {Benchmark::rxdrop, {"-i", "x", "-u", "-f", "65537"}, "2048 to 65536"},
       {Benchmark::txpush, {"-i", "x", "-s", "0"}, "smaller than the headers"},
       {Benchmark::txpush, {"-i", "x", "-s", "4294967295"}, "larger than a frame"},
       {Benchmark::txpush, {"-i", "x", "--dst-port", "65536"}, "--dst-port"},
@@ -230,38 +233,6 @@ TEST(XskOptions, BadInputIsRefusedNamingTheRule) {
     std::string joined;
     for (const auto& a : c.args) joined += a + " ";
     EXPECT_THROW_WITH(parse(c.benchmark, c.args), CLI::ParseError, c.message) << joined;
-  }
-}
-
-// What Port::open says of the options' PortConfig, in the tool's words (parse_and_run's).
-std::string port_says(const XskOptions& o) {
-  try {
-    afxdp::validate(afxdp::tool::port_config(o));
-  } catch (const afxdp::ConfigError& e) {
-    return afxdp::tool::in_flags(e);
-  }
-  return "accepted";
-}
-
-// The library's rules on a PortConfig are checked once, by Port::open: parsing takes these, and
-// the refusal names the option that set the field.
-TEST(XskOptions, LibraryRulesAreSaidInTheToolsFlags) {
-  const std::vector<BadCase> cases = {
-      {Benchmark::rxdrop, {"-i", "x", "-f", "3000"}, "-f: 3000 must be 2048 or 4096"},
-      {Benchmark::rxdrop, {"-i", "x", "-f", "8192"}, "-f: 8192 must be 2048 or 4096"},
-      {Benchmark::rxdrop, {"-i", "x", "-f", "0"}, "-f: 0 must be 2048 or 4096"},
-      {Benchmark::rxdrop, {"-i", "x", "-u", "-f", "65537"}, "-f: 65537 must be 2048 to 65536"},
-      {Benchmark::l2fwd, {"-i", "x", "--ring-size", "1000"}, "--ring-size: 1000 must be a power"},
-      {Benchmark::rxdrop,
-       {"-i", "x", "-B", "-b", "65536", "--ring-size", "65536", "--frames", "65536"},
-       "-b: 65536 must be at most 65535"},
-  };
-  for (const BadCase& c : cases) {
-    std::string joined;
-    for (const auto& a : c.args) joined += a + " ";
-    XskOptions o;
-    ASSERT_NO_THROW(o = parse(c.benchmark, c.args)) << joined;
-    EXPECT_EQ(port_says(o).rfind(c.message, 0), 0U) << joined << ": " << port_says(o);
   }
 }
 
@@ -314,7 +285,8 @@ TEST(XskOptions, BoundaryIntegersAreAcceptedUpToTheirLargest) {
   const auto accepts = [](Benchmark b, std::vector<std::string> args) {
     args.insert(args.begin(), {"-i", "x"});
     try {
-      return port_says(parse(b, args));  // and Port::open takes it
+      parse(b, args);
+      return std::string("accepted");
     } catch (const CLI::ParseError& e) {
       return std::string(e.what());
     }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <afxdp/interface.hpp>
-#include <afxdp/port.hpp>
 
 #include <linux/bpf.h>
 
@@ -14,16 +13,13 @@
 
 namespace afxdp::tool {
 
-// `config` is the Port to be opened. Only a frame size the library takes is judged here: for
-// one it refuses (-u -f 1000) its ConfigError is the message, not a "use -F" that cannot help.
-inline void check_frame_fits_mtu(const std::string& interface, const PortConfig& config) {
-  if (config.multi_buffer) return;
+inline void check_frame_fits_mtu(const std::string& interface, std::uint32_t frame_size,
+                                 bool frags) {
+  if (frags) return;
   interface_index(interface);  // "interface X does not exist" first
   const unsigned mtu = interface_mtu(interface);
-  const std::uint32_t frame_size = config.frame_size;
   const std::uint32_t room = frame_size - XDP_PACKET_HEADROOM;  // the kernel writes after headroom
   if (mtu + 14 > room) {
-    validate(config);  // on this refusal only; Port::open checks every config it is given
     throw std::invalid_argument("frame size (-f " + std::to_string(frame_size) +
                                 "): " + std::to_string(room) +
                                 " bytes of a packet fit in a frame, but " + interface + "'s MTU " +

@@ -1,7 +1,6 @@
 #include "demo/demo.hpp"
 
 #include "common/child.hpp"
-#include "common/config_flags.hpp"
 #include "common/json.hpp"
 #include "common/number_checks.hpp"
 #include "common/require.hpp"
@@ -12,7 +11,6 @@
 #include "demo/launcher.hpp"
 #include "demo/xdpsock_reference.hpp"
 #include "xsk/xsk_options.hpp"
-#include "xsk/xsk_run.hpp"
 
 #include <afxdp/interface.hpp>
 #include <afxdp/run.hpp>
@@ -138,9 +136,8 @@ std::vector<std::string> cell_args(const DemoCell& cell, const std::string& inte
   return args;
 }
 
-// --extra is parsed as every cell's benchmark will parse it, and its Port checked as Port::open
-// will check it, before anything runs: a bad one is one line now rather than one failed cell
-// after another and a table of dashes.
+// --extra is parsed as every cell's benchmark will parse it, before anything runs: a bad one is
+// one line now rather than one failed cell after another and a table of dashes.
 void check_extra(const DemoOptions& options) {
   if (options.extra.empty()) return;
   for (const DemoCell& cell : demo_matrix(options)) {
@@ -152,18 +149,11 @@ void check_extra(const DemoOptions& options) {
     // Parsing only: any two CPUs do.
     std::vector<std::string> args = cell_args(cell, "demob", "1", DemoCpus{}, options.extra);
     std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
-    std::string refused;
     try {
       probe.parse(args);
-      validate(port_config(parsed));
     } catch (const CLI::ParseError& e) {
-      refused = e.what();
-    } catch (const ConfigError& e) {
-      refused = in_flags(e);
-    }
-    if (!refused.empty()) {
       throw CLI::ValidationError("--extra",
-                                 demo_name(cell.benchmark) + std::string(": ") + refused);
+                                 demo_name(cell.benchmark) + std::string(": ") + e.what());
     }
   }
 }

@@ -205,7 +205,7 @@ std::FILE* start_capture(const UniqueFd& file, const std::string& path) {
   return stream;
 }
 
-PortConfig port_config(const DumpOptions& o) {
+Port open_port(const DumpOptions& o) {
   // A named config, not a braced temporary: g++ 12 with Debian's hardening flags warns that the
   // temporary's strings may be used uninitialized (-Wmaybe-uninitialized, a false positive).
   PortConfig config;
@@ -215,7 +215,7 @@ PortConfig port_config(const DumpOptions& o) {
   config.transmit = false;
   config.multi_buffer = o.frags;
   config.steer = o.steer;
-  return config;
+  return Port::open(o.interface, config);
 }
 
 }  // namespace
@@ -223,8 +223,7 @@ PortConfig port_config(const DumpOptions& o) {
 int run_dump(const DumpOptions& o) {
   require_privilege("dump");
   check_queues(o.interface, o.queues);  // said before any file is made
-  const PortConfig config = port_config(o);
-  check_frame_fits_mtu(o.interface, config);
+  check_frame_fits_mtu(o.interface, PortConfig{}.frame_size, o.frags);
   // A reader that goes away is a write error (EPIPE), reported with the summary, not a silent
   // death by SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
@@ -237,7 +236,7 @@ int run_dump(const DumpOptions& o) {
   } else {
     file.emplace(open_capture(o.file));
   }
-  Port port = Port::open(o.interface, config);
+  Port port = open_port(o);
   if (!writer) writer.emplace(start_capture(*file, o.file), o.file);
   file.reset();
   const std::string write_error = capture(port.queues(), *writer, o, signals);

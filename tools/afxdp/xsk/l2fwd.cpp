@@ -48,7 +48,7 @@ Subcommand add_l2fwd_subcommand(CLI::App& parent) {
   CLI::App* app = add_xsk_subcommand(parent, *options, Benchmark::l2fwd,
                                      "send every frame back out, MAC addresses swapped");
   return {app, [options] {
-            check_frame_fits_mtu(options->interface, port_config(*options));
+            check_frame_fits_mtu(options->interface, options->frame_size, options->frags);
             return options->frags ? run_benchmark(*options, l2fwd_packets_loop)
                                   : run_benchmark(*options, l2fwd_loop);
           }};

@@ -36,7 +36,7 @@ Subcommand add_rxdrop_subcommand(CLI::App& parent) {
   CLI::App* app = add_xsk_subcommand(parent, *options, Benchmark::rxdrop,
                                      "receive on each queue and drop (recycle) every frame");
   return {app, [options] {
-            check_frame_fits_mtu(options->interface, port_config(*options));
+            check_frame_fits_mtu(options->interface, options->frame_size, options->frags);
             return options->frags ? run_benchmark(*options, rxdrop_packets_loop)
                                   : run_benchmark(*options, rxdrop_loop);
           }};

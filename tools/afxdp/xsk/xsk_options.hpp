@@ -2,11 +2,10 @@
 // names them, in one struct with one function that adds them to a sub-app.
 //
 // Parsing is pure: add_xsk_options binds the command line to the struct, and finish_xsk_options
-// turns the texts (queue lists, MAC and IPv4 addresses) into values and checks the tool's own
-// rules (the one look outside: --pcap's file must open). The library's rules on a PortConfig
-// (frame and ring sizes, the busy-poll budget) are Port::open's, checked before it sets anything
-// up and said in the tool's flags by parse_and_run; checks that need the kernel (does the
-// interface exist, how many queues does it have) happen when the command runs, before set-up.
+// turns the texts (queue lists, MAC and IPv4 addresses) into values and checks every rule that
+// needs no kernel (the one look outside: --pcap's file must open). Checks that need the kernel
+// (does the interface exist, how many queues does it have) happen when the command runs, before
+// anything is set up.
 #pragma once
 
 #include "common/parse.hpp"
@@ -94,8 +93,8 @@ inline bool drops_privileges(const XskOptions& o) {
   return o.drop_privileges || !o.user.empty() || !o.group.empty();
 }
 
-// Converts the texts and checks the tool's own rules. Throws std::invalid_argument naming the
-// option and the rule.
+// Converts the texts and checks every rule that needs no kernel. Throws std::invalid_argument
+// naming the option and the rule.
 void finish_xsk_options(XskOptions& options);
 
 // Adds the benchmark `name` to `parent` and returns the sub-app; options live in `options`, and
