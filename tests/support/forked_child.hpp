@@ -20,7 +20,7 @@ class ForkedChild {
    public:
     explicit Pipe(int fd) noexcept : fd_(fd) {}
     // Writes all of `text`; false when the parent is gone.
-    bool say(std::string_view text) const noexcept;
+    [[nodiscard]] bool say(std::string_view text) const noexcept;
 
    private:
     int fd_;
