@@ -9,7 +9,7 @@
 // and yield instead, so the figure there is dominated by context switches, not by cache-line
 // traffic.
 //
-// Results and the command that produced them: docs/benchmarks-log/2026-12-part4.md, "2026-12-03,
+// Results and the command that produced them: docs/benchmarks-log/2026-12-03.md, "2026-12-03,
 // the rings table moved" (docs/benchmarks.md's rings target sums them up).
 #include "libxdp_ring.hpp"
 #include "naive_ring.hpp"

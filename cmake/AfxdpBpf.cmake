@@ -1,7 +1,8 @@
 # afxdp_add_bpf_skeleton(target SOURCE x.bpf.c)
 # Compiles a BPF program with clang -target bpf and turns the object into a libbpf skeleton header
 # (x.skel.h) with bpftool, so the object is embedded in our binary: nothing is searched on disk
-# at run time. `target` is an INTERFACE library whose include path holds the generated header.
+# at run time. `target` is an INTERFACE library whose include path holds the generated header,
+# and bpf/skeleton.hpp: afxdp::Skeleton, its one owner.
 find_program(AFXDP_CLANG NAMES clang clang-16 clang-15 clang-14 REQUIRED)
 find_program(AFXDP_BPFTOOL NAMES bpftool PATHS /usr/sbin /sbin REQUIRED)
 execute_process(COMMAND ${CMAKE_C_COMPILER} -print-multiarch
@@ -27,4 +28,5 @@ function(afxdp_add_bpf_skeleton target)
   add_library(${target} INTERFACE)
   add_dependencies(${target} ${target}_gen)
   target_include_directories(${target} SYSTEM INTERFACE ${out_dir})
+  target_include_directories(${target} INTERFACE ${PROJECT_SOURCE_DIR}/bpf)
 endfunction()

@@ -3,6 +3,7 @@
 #include <afxdp/xsk/unique_fd.hpp>
 #include <afxdp/xsk/xsk_program.hpp>
 
+#include "skeleton.hpp"
 #include "steer_tables.hpp"
 #include "xsk_redirect.skel.h"
 
@@ -14,20 +15,11 @@
 #include <unistd.h>
 
 namespace afxdp {
-namespace {
-
-// The skeleton as a move-only owner: destroyed (maps and program closed) with the object.
-struct SkeletonDeleter {
-  void operator()(xsk_redirect* skeleton) const noexcept { xsk_redirect__destroy(skeleton); }
-};
-using Skeleton = std::unique_ptr<xsk_redirect, SkeletonDeleter>;
-
-}  // namespace
 
 struct XskProgram::State {
   XskProgramConfig config;
   unsigned ifindex = 0;
-  Skeleton skeleton;     // the embedded program; empty for an application's own
+  Skeleton<xsk_redirect, xsk_redirect__destroy> skeleton;  // the embedded program, or empty
   UniqueFd map;          // our own reference to the XSKMAP, whoever loaded it
   int program_fd = -1;   // the embedded program's (the skeleton owns it)
   UniqueFd own_program;  // our own reference to an application's program, attached or not

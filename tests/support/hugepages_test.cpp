@@ -2,13 +2,13 @@
 // by SIGTERM restores it on the way out, and one killed by SIGKILL is undone by the next
 // reservation. Each case raises the count in a child by one page more than is free.
 #include "hugepages.hpp"
+#include "forked_child.hpp"
 #include "system_test.hpp"
 
 #include <csignal>
 #include <fstream>
 #include <string>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <utility>
 
@@ -27,25 +27,16 @@ long read_number(const char* path) {
 // Forks a child that reserves one page more than is free, reports the raised count on a pipe,
 // then dies by `signal`. Returns the count the child saw raised (-1 when it could not raise).
 long raise_then_die(int signal) {
-  int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return -1;
-  const pid_t child = ::fork();
-  if (child < 0) return -1;
-  if (child == 0) {
-    ::close(pipe_fds[0]);
+  const auto end = afxdp::test::run_in_child([signal](const afxdp::test::ForkedChild::Pipe& pipe) {
     afxdp::test::HugepageReservation reservation(read_number(free_path) + 1);
     const long raised = reservation.failure().empty() ? read_number(nr_path) : -1;
-    if (::write(pipe_fds[1], &raised, sizeof raised) != sizeof raised) ::_exit(3);
+    if (!pipe.say(std::to_string(raised) + "\n")) return 3;
     ::raise(signal);
-    ::_exit(4);  // not reached
-  }
-  ::close(pipe_fds[1]);
-  long raised = -1;
-  if (::read(pipe_fds[0], &raised, sizeof raised) != sizeof raised) raised = -1;
-  ::close(pipe_fds[0]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  return raised;
+    return 4;  // not reached
+  });
+  // Only a whole line is a count: a child that died before saying it raised nothing we know of.
+  if (end.said.empty() || end.said.back() != '\n') return -1;
+  return std::stol(end.said);
 }
 
 TEST(HugepageReservation, SigtermRestoresOnTheWayOut) {

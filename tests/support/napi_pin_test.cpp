@@ -1,16 +1,15 @@
 // pin_napi_threads pins the NAPI kthreads of our interface only: a same-named interface in
 // another namespace has kthreads with the same (15-character) names, and they keep their CPU.
+#include "forked_child.hpp"
 #include "system_test.hpp"
 
 #include <lab.hpp>
 
 #include <dirent.h>
 #include <sched.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -62,29 +61,14 @@ TEST(NapiPin, LeavesSameNamedThreadsOfOtherNamespaces) {
   ASSERT_FALSE(ours.empty());
 
   // The same names in a namespace of a child's own.
-  int pipe_fds[2];
-  ASSERT_EQ(::pipe(pipe_fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(pipe_fds[0]);
-    char ready = 'E';
-    try {
-      afxdp::lab::enter_private_network();
-      afxdp::lab::VethPair twin(prefix);
-      threaded_napi_on(twin);
-      ready = 'R';
-      if (::write(pipe_fds[1], &ready, 1) != 1) ::_exit(2);
-      for (;;) ::pause();  // killed by the parent; the namespace and its pair go with it
-    } catch (...) {
-      if (::write(pipe_fds[1], &ready, 1) != 1) ::_exit(2);
-    }
-    ::_exit(1);
-  }
-  ::close(pipe_fds[1]);
-  char ready = 0;
-  const bool answered = ::read(pipe_fds[0], &ready, 1) == 1;
-  ::close(pipe_fds[0]);
+  afxdp::test::ForkedChild child([&prefix](const afxdp::test::ForkedChild::Pipe& pipe) {
+    afxdp::lab::enter_private_network();
+    afxdp::lab::VethPair twin(prefix);
+    threaded_napi_on(twin);
+    if (!pipe.say("R")) return 2;
+    for (;;) ::pause();  // killed by the parent; the namespace and its pair go with it
+  });
+  const std::string ready = child.read(256);
 
   std::vector<int> theirs;
   for (const int pid : threads_named(("napi/" + veth.b() + "-").substr(0, 15))) {
@@ -101,10 +85,9 @@ TEST(NapiPin, LeavesSameNamedThreadsOfOtherNamespaces) {
   std::vector<bool> ours_moved;
   ours_moved.reserve(ours.size());
   for (const int pid : ours) ours_moved.push_back(only_on(pid, 1));
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
+  child.kill();
 
-  ASSERT_TRUE(answered && ready == 'R') << "the child could not make its pair";
+  ASSERT_EQ(ready, "R") << "the child could not make its pair: " << ready;
   ASSERT_FALSE(theirs.empty()) << "the child's pair has no NAPI threads: the test is void";
   EXPECT_EQ(pinned, static_cast<int>(ours.size()));
   for (const bool kept : theirs_kept) EXPECT_TRUE(kept) << "another namespace's thread was pinned";

@@ -2,6 +2,7 @@
 // reads a veth's peer and counters through rtnetlink: in this namespace, whatever /sys shows.
 // mac_address reads the address an interface has, and names one that has none.
 #include "expect_throw.hpp"
+#include "forked_child.hpp"
 #include "system_test.hpp"
 
 #include <afxdp/xsk/interface.hpp>
@@ -88,37 +89,31 @@ TEST(Interface, LinkNamesTheVethPeerAndCountsFrames) {
 }
 
 // In a namespace entered without remounting /sys (unshare -n), /sys/class/net is another
-// namespace's; rtnetlink still answers for ours. The child reports through its exit code.
+// namespace's; rtnetlink still answers for ours. The child says what went wrong, if anything.
 TEST(Interface, LinkReadsThisNamespaceWithoutItsOwnSysfs) {
   AFXDP_REQUIRE_SYSTEM();
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    int code = 2;
-    if (::unshare(CLONE_NEWNET) == 0) {
-      try {
-        afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-        const unsigned a = afxdp::interface_index(veth.a());
-        afxdp::lab::PacketSocket peer(veth.a());
-        const auto frame = afxdp::lab::test_frame(0, 60, afxdp::mac_address(veth.b()),
-                                                  afxdp::mac_address(veth.a()));
-        const std::uint64_t before = afxdp::interface_link(a).tx_packets;
-        bool sent = true;
-        for (int i = 0; i < 10; ++i) sent = sent && peer.send(frame.data(), frame.size());
-        code = sent && afxdp::interface_link(a).tx_packets - before >= 10 &&
-                       afxdp::interface_link(a).link == afxdp::interface_index(veth.b())
-                   ? 0
-                   : 1;
-      } catch (...) {
-        code = 3;
-      }
+  const auto end = afxdp::test::run_in_child([](const afxdp::test::ForkedChild::Pipe& pipe) {
+    if (::unshare(CLONE_NEWNET) != 0) return pipe.say("unshare failed") ? 2 : 3;
+    afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+    const unsigned a = afxdp::interface_index(veth.a());
+    afxdp::lab::PacketSocket peer(veth.a());
+    const auto frame =
+        afxdp::lab::test_frame(0, 60, afxdp::mac_address(veth.b()), afxdp::mac_address(veth.a()));
+    const std::uint64_t before = afxdp::interface_link(a).tx_packets;
+    bool sent = true;
+    for (int i = 0; i < 10; ++i) sent = sent && peer.send(frame.data(), frame.size());
+    const afxdp::InterfaceLink after = afxdp::interface_link(a);
+    if (sent && after.tx_packets - before >= 10 && after.link == afxdp::interface_index(veth.b())) {
+      return 0;
     }
-    ::_exit(code);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: wrong counters or peer, 2: unshare, 3: an exception";
+    return pipe.say("wrong counters or peer: sent " + std::to_string(sent) + ", tx_packets +" +
+                    std::to_string(after.tx_packets - before) + ", link " +
+                    std::to_string(after.link))
+               ? 1
+               : 3;
+  });
+  ASSERT_TRUE(WIFEXITED(end.status)) << end.said;
+  EXPECT_EQ(WEXITSTATUS(end.status), 0) << end.said;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Port::open without a privilege it needs: one message naming the interface and what is missing
 // (the capability, or the locked-memory limit), in a forked child that gives the privilege up.
 // Root only: a test that is not root has nothing to give up.
+#include "forked_child.hpp"
 #include "system_test.hpp"
 
 #include <afxdp/port.hpp>
@@ -11,12 +12,10 @@
 #include <linux/capability.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <string>
 
@@ -29,33 +28,18 @@ using afxdp::PortConfig;
 // "opened", or why the child could not get that far.
 std::string in_child(const std::function<bool()>& give_up,
                      const std::function<std::string()>& open) {
-  std::array<int, 2> pipe{};
-  if (::pipe(pipe.data()) != 0) return "pipe failed";
-  const pid_t child = ::fork();
-  if (child < 0) return "fork failed";
-  if (child == 0) {
-    ::close(pipe[0]);
-    std::string said = "could not give the privilege up";
-    if (give_up()) {
-      try {
-        said = open();
-      } catch (const std::exception& e) {
-        said = e.what();
-      }
-    }
-    (void)!::write(pipe[1], said.data(), said.size());
-    ::_exit(0);
-  }
-  ::close(pipe[1]);
-  std::string said;
-  std::array<char, 512> buffer{};
-  for (ssize_t n = 0; (n = ::read(pipe[0], buffer.data(), buffer.size())) > 0;) {
-    said.append(buffer.data(), static_cast<std::size_t>(n));
-  }
-  ::close(pipe[0]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  return said;
+  return afxdp::test::run_in_child([&](const afxdp::test::ForkedChild::Pipe& pipe) {
+           std::string said = "could not give the privilege up";
+           if (give_up()) {
+             try {
+               said = open();
+             } catch (const std::exception& e) {
+               said = e.what();
+             }
+           }
+           return pipe.say(said) ? 0 : 1;
+         })
+      .said;
 }
 
 bool become_nobody() {

@@ -4,6 +4,7 @@
 #include <afxdp/testing/loopback.hpp>
 
 #include "expect_throw.hpp"
+#include "forked_child.hpp"
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -133,11 +134,11 @@ TEST(RunPerQueue, SigtermStopsTheRunAndNeverReachesAQueueThread) {
 // the first thread joined, not std::terminate. Runs in a child that gives up root so that
 // RLIMIT_NPROC applies.
 TEST(RunPerQueue, AThreadThatCannotStartIsOneErrorNotAnAbort) {
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const auto end = afxdp::test::run_in_child([](const afxdp::test::ForkedChild::Pipe& pipe) {
     Loopback lb({.queues = 4, .frames_per_queue = 16, .ring_size = 16});
-    if (::getuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
+    if (::getuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+      return pipe.say("could not give root up") ? 3 : 6;
+    }
     const rlimit one{1, 1};  // this process alone: no thread may start
     ::setrlimit(RLIMIT_NPROC, &one);
     try {
@@ -145,14 +146,14 @@ TEST(RunPerQueue, AThreadThatCannotStartIsOneErrorNotAnAbort) {
         while (!stop.stop_requested()) std::this_thread::yield();
       });
     } catch (const std::system_error& e) {
-      ::_exit(std::string(e.what()).find("cannot start the thread for loopback:") == 0 ? 0 : 4);
+      const std::string what = e.what();
+      if (what.find("cannot start the thread for loopback:") == 0) return 0;
+      return pipe.say("another error: " + what) ? 4 : 6;
     }
-    ::_exit(5);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+    return pipe.say("every thread started") ? 5 : 6;
+  });
+  ASSERT_TRUE(WIFEXITED(end.status)) << "killed by signal " << WTERMSIG(end.status);
+  EXPECT_EQ(WEXITSTATUS(end.status), 0) << end.said;
 }
 
 // A CPU outside the affinity mask is one ConfigError naming the field, found before any thread.

@@ -1,5 +1,6 @@
 // The redirect program lives exactly as long as its owner: a process holding one that is killed
 // with SIGKILL leaves nothing attached (the bpf_link dies with its last fd).
+#include "forked_child.hpp"
 #include "system_test.hpp"
 
 #include <afxdp/xsk/interface.hpp>
@@ -8,7 +9,6 @@
 
 #include <chrono>
 #include <csignal>
-#include <poll.h>
 #include <stdexcept>
 #include <sys/wait.h>
 #include <thread>
@@ -16,48 +16,25 @@
 
 namespace {
 
-// The child's whole life: attach, say so on the pipe, wait to be killed. Plain calls and _exit
-// only: it must never return into GoogleTest's copy of the parent's state.
-[[noreturn]] void hold_program(const std::string& interface, int report) {
-  char verdict = 'E';
-  try {
-    afxdp::XskProgram program({.interface = interface, .mode = afxdp::AttachMode::native});
-    verdict = 'A';
-    if (::write(report, &verdict, 1) != 1) ::_exit(2);
-    for (;;) ::pause();
-  } catch (...) {
-    if (::write(report, &verdict, 1) != 1) ::_exit(2);
-  }
-  ::_exit(1);
-}
-
 TEST(ProgramLifetime, KilledOwnerLeavesNothingAttached) {
   AFXDP_REQUIRE_SYSTEM();
   afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
   const unsigned ifindex = afxdp::interface_index(veth.b());
   ASSERT_EQ(afxdp::attached_xdp_program(ifindex), 0U);
 
-  int pipe_fds[2];
-  ASSERT_EQ(::pipe(pipe_fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(pipe_fds[0]);
-    hold_program(veth.b(), pipe_fds[1]);
-  }
-  ::close(pipe_fds[1]);
-  char verdict = 0;
-  pollfd entry{pipe_fds[0], POLLIN, 0};
-  const bool answered = ::poll(&entry, 1, 5000) == 1 && ::read(pipe_fds[0], &verdict, 1) == 1;
-  ::close(pipe_fds[0]);
+  // The child's whole life: attach, say so, wait to be killed.
+  afxdp::test::ForkedChild child([&veth](const afxdp::test::ForkedChild::Pipe& pipe) {
+    afxdp::XskProgram program({.interface = veth.b(), .mode = afxdp::AttachMode::native});
+    if (!pipe.say("A")) return 2;
+    for (;;) ::pause();
+  });
+  const std::string verdict = child.read(256, std::chrono::seconds(5));
 
   // Attached while the child lives; checked before the kill so the test can fail.
   const std::uint32_t while_alive = afxdp::attached_xdp_program(ifindex);
-  ::kill(child, SIGKILL);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(answered) << "the child never reported";
-  ASSERT_EQ(verdict, 'A') << "the child could not attach";
+  const int status = child.kill();
+  ASSERT_FALSE(verdict.empty()) << "the child never reported";
+  ASSERT_EQ(verdict, "A") << "the child could not attach";
   EXPECT_NE(while_alive, 0U);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 

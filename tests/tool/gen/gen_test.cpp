@@ -2,6 +2,7 @@
 // frames carry correct IPv4 and UDP checksums (checked here with independent arithmetic) and
 // --rate spaces them; auto falls back from live frames where the kernel refuses them, saying so;
 // bad input is one line on stderr with a non-zero exit.
+#include "forked_child.hpp"
 #include "probes.hpp"
 #include "system_test.hpp"
 #include "tool_test.hpp"
@@ -222,39 +223,16 @@ TEST(Gen, JsonEscapesTheInterfaceName) {
 // fresh namespace and makes the pair there; the exit code says how it went.
 TEST(Gen, CountsInANamespaceWithoutItsOwnSysfs) {
   AFXDP_REQUIRE_SYSTEM();
-  int pipe_fds[2];
-  ASSERT_EQ(::pipe(pipe_fds), 0);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::close(pipe_fds[0]);
-    std::string report = "E unshare";
-    int code = 2;
-    if (::unshare(CLONE_NEWNET) == 0) {
-      try {
-        afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
-        const auto program = verdict_program(veth.b(), afxdp::XdpAction::drop);
-        const auto result = afxdp::test::run_tool({"gen", "-i", veth.a(), "-C", "1000"});
-        code = result.exit_code == 0 ? 0 : 1;
-        report = result.err;
-      } catch (const std::exception& e) {
-        report = std::string("E ") + e.what();
-      }
-    }
-    if (::write(pipe_fds[1], report.data(), report.size()) < 0) code = 3;
-    ::_exit(code);
-  }
-  ::close(pipe_fds[1]);
-  std::string report;
-  char buffer[512];
-  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) {
-    report.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(pipe_fds[0]);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status)) << report;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << report;
+  const auto end = afxdp::test::run_in_child([](const afxdp::test::ForkedChild::Pipe& pipe) {
+    if (::unshare(CLONE_NEWNET) != 0) return pipe.say("E unshare") ? 2 : 3;
+    afxdp::lab::VethPair veth(afxdp::lab::unique_prefix());
+    const auto program = verdict_program(veth.b(), afxdp::XdpAction::drop);
+    const auto result = afxdp::test::run_tool({"gen", "-i", veth.a(), "-C", "1000"});
+    if (!pipe.say(result.err)) return 3;
+    return result.exit_code == 0 ? 0 : 1;
+  });
+  ASSERT_TRUE(WIFEXITED(end.status)) << end.said;
+  EXPECT_EQ(WEXITSTATUS(end.status), 0) << end.said;
 }
 
 // Live frames reach a veth peer only through its NAPI (an XDP program or GRO on it); AF_XDP's go

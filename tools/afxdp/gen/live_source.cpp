@@ -1,11 +1,11 @@
 #include "gen/live_source.hpp"
 
-#include "common/skeleton.hpp"
 #include "gen/live_refusal.hpp"
 
 #include <afxdp/error.hpp>
 
 #include "gen_tx.skel.h"
+#include "skeleton.hpp"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

@@ -5,7 +5,6 @@
 #include "common/per_second.hpp"
 #include "common/report_schedule.hpp"
 #include "common/require.hpp"
-#include "common/skeleton.hpp"
 #include "common/thousands.hpp"
 
 #include <afxdp/error.hpp>
@@ -15,6 +14,7 @@
 
 #include "rxq_info.skel.h"
 #include "rxq_info_shared.h"
+#include "skeleton.hpp"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

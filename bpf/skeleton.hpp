@@ -1,10 +1,11 @@
 // A libbpf skeleton with one owner: `Skeleton<gen_tx, gen_tx__destroy> s(gen_tx__open());`
-// destroys it (programs, maps, links) on every way out.
+// destroys it (programs, maps, links) on every way out. Each skeleton target's include path holds
+// this header (afxdp_add_bpf_skeleton), so the library, the tool and the tests own theirs alike.
 #pragma once
 
 #include <memory>
 
-namespace afxdp::tool {
+namespace afxdp {
 
 template <auto destroy>
 struct DestroySkeleton {
@@ -17,4 +18,4 @@ struct DestroySkeleton {
 template <class T, auto destroy>
 using Skeleton = std::unique_ptr<T, DestroySkeleton<destroy>>;
 
-}  // namespace afxdp::tool
+}  // namespace afxdp
