@@ -4,6 +4,7 @@
 #pragma once
 
 #include "conformance_progs.skel.h"
+#include "skeleton.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -16,12 +17,7 @@
 
 namespace afxdp::conformance {
 
-struct SkeletonDeleter {
-  void operator()(conformance_progs* skeleton) const noexcept {
-    conformance_progs__destroy(skeleton);
-  }
-};
-using Skeleton = std::unique_ptr<conformance_progs, SkeletonDeleter>;
+using Skeleton = afxdp::Skeleton<conformance_progs, conformance_progs__destroy>;
 
 // Opened, not loaded; every program but `programs` left out of a later load.
 inline Skeleton open_programs(std::initializer_list<std::string_view> programs) {
