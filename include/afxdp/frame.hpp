@@ -76,8 +76,9 @@ class Frame {
   // two apart rather than pair them through a vector register (two instructions more a frame).
   std::uint16_t headroom_ = 0;
   // Queue::keep took it: the Queue no longer recycles it, and keep() refuses it. False in every
-  // frame the Queue hands to a handler or reader: the call that handed it out clears it after a
-  // keep() (a receive does not store it per frame). True in for_each_free_frame's pool frames.
+  // frame the Queue hands to a handler or reader: the batch that handed it out reads and clears
+  // it in one place, Queue::handed_to_ref (a take does not store it per frame). True in
+  // for_each_free_frame's pool frames.
   bool kept_ = false;
   // headroom + capacity: the frame size, the same for every frame (a receive stores it as it is,
   // where a capacity would be a subtraction per frame).
