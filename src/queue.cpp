@@ -111,7 +111,7 @@ void Queue::complete_slow(std::uint32_t n) noexcept {
     const std::uint32_t refused = n - accepted;
     accepted = std::min(accepted, tx_in_flight_);
     tx_in_flight_ -= accepted;
-    detail::QueueCounters::add(counters_.sent, accepted);
+    detail::QueueCounters::add(counters_.completed, accepted);
     if (refused != 0) detail::QueueCounters::add(counters_.refused, refused);
     n = completion_->peek(max_batch);
   }
@@ -285,7 +285,7 @@ QueueStats Queue::stats() const {
     return v.load(std::memory_order_relaxed);
   };
   QueueStats s{get(c.received),
-               get(c.sent),
+               get(c.completed),
                get(c.dropped),
                get(c.forwarded),
                get(c.tx_full),

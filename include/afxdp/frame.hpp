@@ -14,8 +14,8 @@ namespace afxdp {
 // likelihood, never a jump table: with retpolines a table is an indirect branch.
 enum class Verdict : std::uint8_t {
   drop,       // back to the fill ring (or the free pool): the frame is received into again
-  send_back,  // out of the queue it came in on (its tx ring)
-  forward,    // out of forward()'s `out` queue; serve() is forward() to itself: there, back out
+  send_back,  // onto the tx ring of the queue it came in on
+  send,       // onto the tx ring of the verb's out-queue: serve()'s own, forward()'s `out`
 };
 // How many Verdicts there are: the last one's value + 1. Each if-chain that dispatches on a
 // Verdict static_asserts this, so a new value is a compile error until every chain handles it.

@@ -79,16 +79,17 @@ class Queue {
   std::uint32_t receive(Reader&& reader, std::uint32_t max = default_batch);
 
   // Take up to `max` received frames, as many as the tx ring has room for, and ask handler(Frame&)
-  // for each: send_back goes out of this queue's tx ring, drop back to receiving. serve(h) is
-  // forward(*this, h), so Verdict::forward goes out of this queue too. Returns how many frames
-  // were taken off rx.
+  // for each: send and send_back go out of this queue's tx ring (serve's out-queue is its own),
+  // drop back to receiving; serve(h) is forward(*this, h). Returns how many frames were taken
+  // off rx.
   // (Always inlined, as forward(): the handler's call belongs in the caller's loop.)
   template <FrameHandler Handler>
   [[gnu::always_inline]] std::uint32_t serve(Handler&& handler, std::uint32_t max = default_batch);
 
-  // As serve, but Verdict::forward goes out of `out`'s tx ring. Frames completed there come
-  // back to this queue. Both queues belong to the calling thread. Without a UMEM shared with
-  // `out` (Port::open_pair shares one) each forwarded frame is copied into one of out's.
+  // As serve, but Verdict::send goes out of `out`'s tx ring (send_back still out of this queue's).
+  // Frames completed there come back to this queue. Both queues belong to the calling thread.
+  // Without a UMEM shared with `out` (Port::open_pair shares one) each forwarded frame is copied
+  // into one of out's.
   template <FrameHandler Handler>
   [[gnu::always_inline]] std::uint32_t forward(Queue& out, Handler&& handler,
                                                std::uint32_t max = default_batch);
@@ -99,7 +100,7 @@ class Queue {
   // batch stays on rx and is taken whole by a later call (the first chain of a call may run past
   // `max`). A chain longer than max_fragments, or with a refused descriptor, is never handed
   // over: its frames are recycled and it is counted in invalid_chains. serve_packets applies
-  // the verdict to the whole chain: send_back/forward sends it out of this queue's tx ring as a
+  // the verdict to the whole chain: send_back/send sends it out of this queue's tx ring as a
   // chain, drop recycles every fragment. keep() a fragment only in receive_packets' reader.
   // Both return how many descriptors were taken off rx.
   template <PacketReader Reader>

@@ -58,7 +58,7 @@ inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uin
           continue;
         // The likeliest path for a forwarder, out of the other queue of a shared UMEM, here; the
         // others in route().
-        if (verdict == Verdict::forward && shared && frame.size_ != 0) [[likely]] {
+        if (verdict == Verdict::send && shared && frame.size_ != 0) [[likely]] {
           const std::uint64_t chunk = g.chunk(frame.address_);
           out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
           ++tally.forwarded;
@@ -85,7 +85,7 @@ inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, 
     verdict = Verdict::drop;  // never an empty descriptor (see serve)
   // In order of likelihood for a forwarder: out of the other queue, back, dropped.
   static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
-  if (verdict == Verdict::forward) [[likely]] {
+  if (verdict == Verdict::send) [[likely]] {
     if (shared) [[likely]] {
       out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
       ++tally.forwarded;
