@@ -25,11 +25,12 @@ int main() try {
     if (q.serve(swap_macs) == 0) q.wait(100ms);  // idle: kick what is unsent, then poll()
   }
 
-  q.drain(1s);  // the last completions, so that `sent` counts every frame sent back
+  q.drain(1s);  // the last completions, so that `completed` counts every frame sent back
   const afxdp::QueueStats s = q.stats();
   std::printf("echo: %s received %llu frames, sent %llu back; %llu poll() calls\n",
               q.name().c_str(), static_cast<unsigned long long>(s.received),
-              static_cast<unsigned long long>(s.sent), static_cast<unsigned long long>(s.polls));
+              static_cast<unsigned long long>(s.completed),
+              static_cast<unsigned long long>(s.polls));
   peer.report("echo");
   return peer.passed() ? 0 : 1;
 } catch (const std::exception& e) {

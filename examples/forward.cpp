@@ -18,7 +18,7 @@ int main() try {
   afxdp::Queue& b = port.queues()[1];
   auto peer = example::forward_peer(net, 1000);  // 1000 frames each way, checked on arrival
 
-  const auto pass = [](afxdp::Frame&) { return afxdp::Verdict::forward; };
+  const auto pass = [](afxdp::Frame&) { return afxdp::Verdict::send; };
   const std::array<afxdp::Queue*, 2> both{&a, &b};
   const auto signals = afxdp::stop_on_signals();
   while (!signals.requested() && !peer.done()) {

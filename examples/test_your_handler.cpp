@@ -53,7 +53,7 @@ TEST(SwapMacs, SendsEveryFrameBackByteForByteWithTheMacsSwapped) {
   q.flush();  // copy mode: the kernel sends only when kicked
   EXPECT_EQ(lb.transmitted(0), expected);
   EXPECT_TRUE(q.drain(std::chrono::milliseconds(100)));  // every frame completed, none lost
-  EXPECT_EQ(q.stats().sent, 20U);
+  EXPECT_EQ(q.stats().completed, 20U);
   EXPECT_EQ(q.account().total(), q.frames());
 }
 

@@ -188,11 +188,11 @@ void queue_cells(const Run& run, const Select& select) {
       return Verdict::send_back;
     });
   }
-  if (select("forward")) forward_cell("forward", run, [](Frame&) { return Verdict::forward; });
+  if (select("forward")) forward_cell("forward", run, [](Frame&) { return Verdict::send; });
   if (select("forward+swap")) {
     forward_cell("forward+swap", run, [](Frame& f) {
       swap_macs(f.data().data());
-      return Verdict::forward;
+      return Verdict::send;
     });
   }
   if (select("txpush")) txpush_cell(run);

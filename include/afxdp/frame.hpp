@@ -14,8 +14,8 @@ namespace afxdp {
 // likelihood, never a jump table: with retpolines a table is an indirect branch.
 enum class Verdict : std::uint8_t {
   drop,       // back to the fill ring (or the free pool): the frame is received into again
-  send_back,  // out of the queue it came in on (its tx ring)
-  forward,    // out of forward()'s `out` queue; serve() is forward() to itself: there, back out
+  send_back,  // onto the tx ring of the queue it came in on
+  send,       // onto the tx ring of the verb's out-queue: serve()'s own, forward()'s `out`
 };
 // How many Verdicts there are: the last one's value + 1. Each if-chain that dispatches on a
 // Verdict static_asserts this, so a new value is a compile error until every chain handles it.
@@ -76,8 +76,9 @@ class Frame {
   // two apart rather than pair them through a vector register (two instructions more a frame).
   std::uint16_t headroom_ = 0;
   // Queue::keep took it: the Queue no longer recycles it, and keep() refuses it. False in every
-  // frame the Queue hands to a handler or reader: the call that handed it out clears it after a
-  // keep() (a receive does not store it per frame). True in for_each_free_frame's pool frames.
+  // frame the Queue hands to a handler or reader: the batch that handed it out reads and clears
+  // it in one place, Queue::handed_to_ref (a take does not store it per frame). True in
+  // for_each_free_frame's pool frames.
   bool kept_ = false;
   // headroom + capacity: the frame size, the same for every frame (a receive stores it as it is,
   // where a capacity would be a subtraction per frame).

@@ -15,12 +15,13 @@
 #pragma once
 
 #include <afxdp/detail/frame_geometry.hpp>
+#include <afxdp/detail/idle_wait.hpp>
+#include <afxdp/detail/queue_batch.hpp>
 #include <afxdp/detail/queue_setup.hpp>
 #include <afxdp/detail/uapi.hpp>
 #include <afxdp/frame.hpp>
 #include <afxdp/frame_ledger.hpp>
 #include <afxdp/frame_ref.hpp>
-#include <afxdp/idle_wait.hpp>
 #include <afxdp/packet.hpp>
 #include <afxdp/queue_stats.hpp>
 #include <afxdp/rings/cache_line.hpp>
@@ -78,16 +79,17 @@ class Queue {
   std::uint32_t receive(Reader&& reader, std::uint32_t max = default_batch);
 
   // Take up to `max` received frames, as many as the tx ring has room for, and ask handler(Frame&)
-  // for each: send_back goes out of this queue's tx ring, drop back to receiving. serve(h) is
-  // forward(*this, h), so Verdict::forward goes out of this queue too. Returns how many frames
-  // were taken off rx.
+  // for each: send and send_back go out of this queue's tx ring (serve's out-queue is its own),
+  // drop back to receiving; serve(h) is forward(*this, h). Returns how many frames were taken
+  // off rx.
   // (Always inlined, as forward(): the handler's call belongs in the caller's loop.)
   template <FrameHandler Handler>
   [[gnu::always_inline]] std::uint32_t serve(Handler&& handler, std::uint32_t max = default_batch);
 
-  // As serve, but Verdict::forward goes out of `out`'s tx ring. Frames completed there come
-  // back to this queue. Both queues belong to the calling thread. Without a UMEM shared with
-  // `out` (Port::open_pair shares one) each forwarded frame is copied into one of out's.
+  // As serve, but Verdict::send goes out of `out`'s tx ring (send_back still out of this queue's).
+  // Frames completed there come back to this queue. Both queues belong to the calling thread.
+  // Without a UMEM shared with `out` (Port::open_pair shares one) each forwarded frame is copied
+  // into one of out's.
   template <FrameHandler Handler>
   [[gnu::always_inline]] std::uint32_t forward(Queue& out, Handler&& handler,
                                                std::uint32_t max = default_batch);
@@ -98,7 +100,7 @@ class Queue {
   // batch stays on rx and is taken whole by a later call (the first chain of a call may run past
   // `max`). A chain longer than max_fragments, or with a refused descriptor, is never handed
   // over: its frames are recycled and it is counted in invalid_chains. serve_packets applies
-  // the verdict to the whole chain: send_back/forward sends it out of this queue's tx ring as a
+  // the verdict to the whole chain: send_back/send sends it out of this queue's tx ring as a
   // chain, drop recycles every fragment. keep() a fragment only in receive_packets' reader.
   // Both return how many descriptors were taken off rx.
   template <PacketReader Reader>
@@ -113,13 +115,7 @@ class Queue {
   // Call f(Frame&) for each frame in the pool, e.g. to write a packet once into the frames that
   // allocate() will hand out (a frame keeps its bytes while it goes round).
   template <class F>
-  void for_each_free_frame(F&& f) {
-    for (const std::uint64_t chunk : pool_.addresses()) {
-      Frame frame(geo_.area + chunk, chunk, 0, 0, geo_.frame_size);
-      frame.kept_ = true;  // a pool frame: keep() refuses it (allocate() lends it)
-      f(frame);
-    }
-  }
+  void for_each_free_frame(F&& f);
 
   // In a handler or reader: keep the frame past the call. The Queue no longer recycles it; the
   // FrameRef must end in send() or recycle() on this queue (or be counted as abandoned). A frame
@@ -145,11 +141,10 @@ class Queue {
   // Wait for received frames: kick unsent tx first (never sleeps while frames wait for a kick),
   // re-check the ring for an adaptive while (and spin_before_sleep), then sleep in poll() up to
   // `timeout` (to the nanosecond: a paced sender's next turn may be microseconds away; negative: no
-  // limit); with a zero timeout yield the CPU instead, while yields give it away (IdleWait: one
-  // that comes straight back makes the next wait, so a spinner alone on its CPU makes almost no
-  // system call). With busy-poll one recvfrom(), which runs
-  // the driver's poll, comes first; the window and the sleep or yield follow as without it. True
-  // when there is something to do.
+  // limit); with a zero timeout yield the CPU instead, when yields pay. How long to re-check and
+  // when to yield: detail/idle_wait.hpp. With busy-poll one recvfrom(), which runs the driver's
+  // poll, comes first; the window and the sleep or yield follow as without it. True when there is
+  // something to do.
   bool wait(std::chrono::nanoseconds timeout) noexcept;
   // How long wait() keeps re-checking rx (and collecting completions) before it gives the CPU
   // away (poll(), or the yield of a zero timeout), beyond the adaptive window:
@@ -191,6 +186,9 @@ class Queue {
   friend class FrameRef;
   friend bool wait_any(std::span<Queue* const>, std::chrono::nanoseconds) noexcept;
 
+  // Every verb is the same steps: detail/queue_loops.hpp says them once, and each private member
+  // says what it does where it is defined (the loops in detail/, the cold steps in src/queue*.cpp).
+
   // What a verb needs of the queue; `lacks_` holds what it has not. Checked once per call, before
   // any ring is touched: a verb without its ring would dereference null. While a handler or
   // reader runs, lacks_ also holds what the open batch uses: a nested receive or serve, or a send
@@ -200,208 +198,95 @@ class Queue {
     packet_rx = 2,   // an rx ring
     tx_ability = 4,  // a tx ring
   };
-  void require(std::uint8_t needs, const char* verb) const {
-    if ((lacks_ & needs) != 0) [[unlikely]]
-      refuse(needs, verb);
-  }
-  // A send while a batch holds slots reserved on this queue's tx ring (checked after tx_ itself):
-  // refused and counted, true. Called from a handler, it would overwrite a reserved slot.
-  bool in_tx_batch() noexcept;
-  // std::logic_error naming the queue, the verb and what the queue lacks for it.
+  void require(std::uint8_t needs, const char* verb) const;
   [[noreturn, gnu::cold]] void refuse(std::uint8_t needs, const char* verb) const;
-  static std::uint32_t clamp(std::uint32_t max) noexcept {
-    return max < max_batch ? max : max_batch;
-  }
-  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t address) const noexcept {
-    return geo_.chunk(address);
-  }
-  void record(std::uint64_t chunk, FramePlace from, FramePlace to) {
-    if constexpr (FrameLedger::enabled) ledger_.move(chunk - geo_.first, from, to);
-  }
-  // Which of this queue's frames are out on a tx ring, a byte each: a completion is accepted
-  // once per send (a duplicated one would put a frame in the pool twice and lose another).
-  // One of this queue's frames goes on a tx ring.
-  void to_tx(std::uint64_t chunk, FramePlace from) noexcept {
-    record(chunk, from, FramePlace::tx);
-    if constexpr (detail::checks_kernel) on_tx_[geo_.index(chunk)] = 1;
-  }
-  // The batch's first step: collect completions, peek up to max received descriptors; when rx is
-  // empty, an idle turn. Returns how many were peeked.
+  bool in_tx_batch() noexcept;
+  static std::uint32_t clamp(std::uint32_t max) noexcept;
+  [[nodiscard]] std::uint64_t chunk_of(std::uint64_t address) const noexcept;
+  void record(std::uint64_t chunk, FramePlace from, FramePlace to);
+  void to_tx(std::uint64_t chunk, FramePlace from) noexcept;
+  static bool handed_to_ref(Frame& frame) noexcept;
+
+  // ---- The steps of a batch (detail/queue_loops.hpp) ----
+  template <bool Chains = false>
   std::uint32_t begin_rx(std::uint32_t max) noexcept;
-  // An rx descriptor as a Frame, if it names one of this queue's frames whole (see
-  // FrameGeometry); false for one that does not: never read, never recycled. One per UMEM mode.
   template <bool Unaligned>
   static bool take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame) noexcept;
-  // take_as(), and the frame's start in `chunk`.
   template <bool Unaligned>
   static bool take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame,
                       std::uint64_t& chunk) noexcept;
-  // receive()'s one pass over the descriptors: every peeked descriptor that take_as() admits, into
-  // frames, its frame's start into chunks (what goes back on the fill ring); returns how many.
-  // One loop per mode, chosen once per batch.
-  // `bytes`: what the peeked descriptors carry, every one's length (a refused one's too).
   template <bool Unaligned>
   std::uint32_t take_all(Frame* frames, std::uint64_t* chunks, std::uint64_t& bytes) noexcept;
-  // n peeked descriptors, carrying `bytes`, handed back to the kernel, `taken` of them as this
-  // queue's frames (the rest refused and counted).
-  void end_rx(std::uint32_t n, std::uint32_t taken, std::uint64_t bytes) noexcept;
-  // The first n peeked rx descriptors released, `bytes` (what they carry) counted in rx_bytes;
-  // without `bytes`, read back from them (the chain paths, where no loop summed them).
-  void release_rx(std::uint32_t n, std::uint64_t bytes) noexcept;
-  void release_rx(std::uint32_t n) noexcept;
-  // The first n reserved tx slots, written, submitted and in flight until completed; `bytes`
-  // (what they carry) counted in tx_bytes, or read back from them.
-  void submit_tx(std::uint32_t n, std::uint64_t bytes) noexcept;
-  void submit_tx(std::uint32_t n) noexcept;
-  // Room on out's tx ring for n frames (out may be this queue): what does not fit stays on rx,
-  // counted, and tx is kicked so that it drains. Reserves what fits and returns it.
   std::uint32_t reserve_tx(Queue& out, std::uint32_t n) noexcept;
-  // The first `sent` of `reserved` tx slots submitted, the rest given back; kicked when due.
+  void end_rx(std::uint32_t n, std::uint32_t taken, std::uint64_t bytes) noexcept;
   void publish_tx(std::uint32_t reserved, std::uint32_t sent, std::uint64_t bytes) noexcept;
-  // Give frames (chunk addresses) back: to the fill ring while it lacks frames and has room,
-  // else to the pool.
+  void submit_tx(std::uint32_t n, std::uint64_t bytes) noexcept;
   void recycle_chunks(const std::uint64_t* chunks, std::uint32_t n, FramePlace from) noexcept;
-  // The frame start nearest to `chunk` (unaligned mode, where frames may be any size). Frames
-  // start at multiples of the frame size from the UMEM's start, in every queue's range (each
-  // queue's first frame is one of them), so a frame lent by another queue rounds the same way.
-  // Inline: complete_slow calls it per completion.
-  [[nodiscard]] std::uint64_t nearest_frame(std::uint64_t chunk) const noexcept {
-    const std::uint64_t size = geo_.frame_size;
-    return (chunk + size / 2) / size * size;
-  }
-  // Lend pool frames to the fill ring until it holds its share again (or has no room).
-  void top_up_fill() noexcept;
-  // Completions: this queue's frames are recycled, the other queue's go back to it.
+  void after_send() noexcept;
   void complete() noexcept;
+
+  // ---- The verbs' loops and finish steps (detail/queue_loops.hpp, queue_forward.hpp,
+  // queue_packets.hpp; the chain steps in src/queue_chains.cpp) ----
+  // Always inlined into the verb, so that the handler's call sits in the caller's code (the
+  // disassembly check reads the verb's caller for indirect branches).
+  template <bool Unaligned, class Handler>
+  [[gnu::always_inline]] std::uint32_t serve_batch(Handler& handler, std::uint32_t n);
+  template <bool Unaligned, class Handler>
+  [[gnu::always_inline]] std::uint32_t forward_batch(Queue& out, Handler& handler, std::uint32_t n);
+  void finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent, std::uint32_t dropped,
+                    detail::ServeBytes bytes) noexcept;
+  void route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, Verdict verdict, bool shared,
+             detail::ForwardTally& tally);
+  void finish_forward(Queue& out, std::uint32_t n, const detail::ForwardTally& tally);
+  std::uint32_t reserve_tx_chains(std::uint32_t n) noexcept;
+  [[nodiscard]] std::uint32_t chain_prefix(std::uint32_t n, std::uint32_t limit,
+                                           bool first_only = false) const noexcept;
+  std::uint32_t whole_chains(std::uint32_t n) noexcept;
+  detail::ChainTake take_chains(std::uint32_t n) noexcept;
+  template <bool Unaligned>
+  detail::ChainTake take_chains_as(std::uint32_t n) noexcept;
+  void route_packet(Packet& packet, Verdict verdict, detail::PacketTally& tally) noexcept;
+  void finish_receive_packets(const detail::ChainTake& t) noexcept;
+  void finish_serve_packets(std::uint32_t n, std::uint32_t released, const detail::ChainTake& t,
+                            const detail::PacketTally& tally) noexcept;
+
+  // ---- A batch whose handler or reader threw (src/queue.cpp, queue_chains.cpp) ----
+  void recycle_unkept(std::uint32_t taken) noexcept;
+  void unwind_serve(Frame& thrown, std::uint32_t n, std::uint32_t i, std::uint32_t taken,
+                    std::uint32_t sent, std::uint32_t dropped, detail::ServeBytes bytes) noexcept;
+  void unwind_forward(Queue& out, Frame& thrown, std::uint32_t n, std::uint32_t i,
+                      detail::ForwardTally tally) noexcept;
+  void unwind_serve_packets(std::uint32_t n, std::uint32_t p, detail::ChainTake t,
+                            detail::PacketTally tally) noexcept;
+
+  // ---- Cold steps: refill, completions, kicks (src/queue.cpp: each says what it does) ----
+  void top_up_fill() noexcept;
   void complete_slow(std::uint32_t n) noexcept;
-  // After frames were put on tx: kick when enough are outstanding and the kernel asks.
-  void after_send() noexcept {
-    if (tx_->outstanding() >= kick_at_) kick_if_asked();
-  }
-  // rx was empty: kick unsent tx, wake the fill ring when the kernel asks, count the turn.
   void idle_turn() noexcept;
-  // tx has room for fewer than n: leave the rest on rx, kick, count. Returns what fits.
   std::uint32_t hold_back(std::uint32_t n, std::uint32_t room) noexcept;
-  // Copy a frame into one of this queue's free frames, described in `slot` (for a tx ring).
   bool copy_in(const Frame& frame, xdp_desc& slot) noexcept;
-  bool rx_ready() noexcept;
-  // wait()'s spin_before_sleep: re-check rx until it has frames (true) or the spin is over.
-  bool spin_until_ready(std::chrono::nanoseconds timeout) noexcept;
   void kick_if_asked() noexcept;
   void kick_tx() noexcept;
   void wake_rx() noexcept;
   int poll(short events, std::chrono::nanoseconds timeout) noexcept;
   void wake_result(int error) noexcept;
-  void end_batch(TxBatch& batch) noexcept;
-  // A TxBatch's n frames onto the n slots reserved on tx, in order, but an empty one (the kernel
-  // skips an empty descriptor and never completes it: the frame would be lost), which goes back
-  // to the pool, refused and counted. Returns how many went on tx.
-  // `bytes`: what the frames put on tx carry.
-  std::uint32_t put_batch(const Frame* frames, std::uint32_t n, std::uint64_t& bytes) noexcept;
-  // put_batch's rest from frames[i] on, the first empty one: packed into the slots from i on.
-  std::uint32_t put_packed(const Frame* frames, std::uint32_t n, std::uint32_t i) noexcept;
-  void abandon(FrameRef& frame) noexcept;
-  // Where completed frames go home: a queue's frames [first, first + span), their on-tx marks
-  // (to_tx's, cleared by complete_slow as it accepts) and its pool's spare() slots, where they
-  // are written. queue null: nowhere, an address no queue lent.
-  struct Home {
-    Queue* queue = nullptr;
-    std::uint64_t first = 0;
-    std::uint64_t span = 0;
-    std::uint8_t* on_tx = nullptr;
-    std::uint32_t shift = 0;
-    std::uint64_t* free = nullptr;
-  };
-  // The queue a completed chunk belongs to: this one, or (a shared UMEM) the one that lent it.
+  struct Home;  // where completed frames go home
   Home home_of(std::uint64_t chunk) noexcept;
   Home own_home() noexcept;
-  // complete_slow's loop: completed addresses from `next` on, while they are home's frames, each
-  // written to home.free[accepted] and counted in `accepted` when its on-tx mark was set (the
-  // mark cleared). Returns where it stopped: at `end`, or at an address of another home.
   template <bool Unaligned>
   const std::uint64_t* accept(const Home& home, const std::uint64_t* next, const std::uint64_t* end,
                               std::size_t& accepted) const noexcept;
-  // n of this queue's frames completed (their on-tx marks cleared), from any queue's completion
-  // ring, written at its pool's spare(): given to the pool, and the fill ring topped up while it
-  // lacks frames. Returns how many were accepted (no more than were out).
   std::uint32_t take_back(std::uint32_t n) noexcept;
-  // Multi-buffer: peek up to max descriptors (more, to complete the first chain) and cancel a
-  // chain cut at the end; returns the descriptors to take, 0 when rx had nothing whole.
-  std::uint32_t peek_chains(std::uint32_t max) noexcept;
-  // Of the first n peeked descriptors, how many end on the last chain boundary at most `limit`
-  // (with first_only, on the first boundary); 0 when none does.
-  [[nodiscard]] std::uint32_t chain_prefix(std::uint32_t n, std::uint32_t limit,
-                                           bool first_only = false) const noexcept;
-  struct ChainTake {
-    std::uint32_t packets = 0;  // in packets_, their fragments in frames_
-    std::uint32_t taken = 0;    // descriptors taken as this queue's frames
-    std::uint32_t refused = 0;  // frames of invalid chains, their chunks in chunks_[0, refused)
-  };
-  // Take the first n peeked descriptors (whole chains) into packets_ and frames_: each refused
-  // descriptor counted, each taken one's move recorded. One loop per mode, chosen once per call.
-  ChainTake take_chains(std::uint32_t n) noexcept;
-  template <bool Unaligned>
-  ChainTake take_chains_as(std::uint32_t n) noexcept;
-  // What one forward() batch did with its frames.
-  struct ForwardTally {
-    std::uint64_t rx_bytes = 0;   // what the descriptors taken off rx carry
-    std::uint64_t out_bytes = 0;  // what the forwarded frames carry
-    std::uint32_t taken = 0;      // descriptors taken as this queue's frames
-    std::uint32_t forwarded = 0;  // on out's tx ring
-    std::uint32_t sent_back = 0;  // on this queue's tx ring
-    std::uint32_t dropped = 0;
-    std::uint32_t back = 0;  // frames to recycle (dropped, or copied out), their chunks in chunks_
-    std::uint32_t copied = 0;  // of the forwarded, copied into out's frames (no shared UMEM)
-  };
-  // receive()'s `taken` frames (their starts in chunks_, from take_all) back but those the reader
-  // kept, whatever it did to the span's order: when a descriptor was refused, a frame kept, the
-  // fill ring has no room for all, or the reader threw.
-  void recycle_unkept(std::uint32_t taken) noexcept;
-  // forward()'s loop, as serve_batch, with n slots reserved on out's tx ring.
-  // Always inlined into the verb, so that the handler's call sits in the caller's code (the
-  // disassembly check reads the verb's caller for indirect branches).
-  template <bool Unaligned, class Handler>
-  [[gnu::always_inline]] std::uint32_t forward_batch(Queue& out, Handler& handler, std::uint32_t n);
-  // serve()'s loop over n peeked descriptors with n tx slots reserved, one per UMEM mode.
-  template <bool Unaligned, class Handler>
-  [[gnu::always_inline]] std::uint32_t serve_batch(Handler& handler, std::uint32_t n);
-  // The bytes a serve() batch took off rx and put on tx, for the byte counters.
-  struct ServeBytes {
-    std::uint64_t rx = 0;
-    std::uint64_t tx = 0;
-  };
-  // serve()'s batch published: n taken off rx (taken of them this queue's frames), the first
-  // `sent` tx slots submitted, the rest cancelled, `dropped` frames in chunks_ recycled.
-  void finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent, std::uint32_t dropped,
-                    ServeBytes bytes) noexcept;
-  // A handler threw on frame i of n (`thrown`): the frames before it keep their verdicts, it goes
-  // back to receiving (counted as dropped) unless kept, those after it stay on rx for the next
-  // call.
-  void unwind_serve(const Frame& thrown, std::uint32_t n, std::uint32_t i, std::uint32_t taken,
-                    std::uint32_t sent, std::uint32_t dropped, ServeBytes bytes) noexcept;
-  void finish_receive_packets(const ChainTake& t) noexcept;
-  // What one serve_packets() batch did with its packets.
-  struct PacketTally {
-    std::uint32_t sent = 0;            // tx slots written
-    std::uint32_t back = 0;            // frames to recycle, their chunks in chunks_
-    std::uint32_t dropped = 0;         // of them, by the verdict
-    std::uint32_t invalid_chains = 0;  // with an empty fragment
-  };
-  void route_packet(Packet& packet, Verdict verdict, PacketTally& tally) noexcept;
-  // n reserved on tx, `released` descriptors handed back on rx.
-  void finish_serve_packets(std::uint32_t n, std::uint32_t released, const ChainTake& t,
-                            const PacketTally& tally) noexcept;
-  // A packet handler threw on packet p: as unwind_serve, per packet.
-  void unwind_serve_packets(std::uint32_t n, std::uint32_t p, ChainTake t,
-                            PacketTally tally) noexcept;
-  // forward()'s steps: one frame to where its verdict sends it (a copy: the loop's frame never
-  // escapes, so that the compiler drops what the handler does not read), then the batch published.
-  void route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, Verdict verdict, bool shared,
-             ForwardTally& tally);
-  void finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally);
-  // As unwind_serve, for forward().
-  void unwind_forward(Queue& out, const Frame& thrown, std::uint32_t n, std::uint32_t i,
-                      ForwardTally tally) noexcept;
+
+  // ---- Waiting (src/queue_wait.cpp) ----
+  bool rx_ready() noexcept;
+  bool spin_until_ready(std::chrono::nanoseconds timeout) noexcept;
+
+  // ---- Frames the application holds (src/queue_held.cpp) ----
+  void end_batch(TxBatch& batch) noexcept;
+  std::uint32_t put_batch(const Frame* frames, std::uint32_t n, std::uint64_t& bytes) noexcept;
+  std::uint32_t put_packed(const Frame* frames, std::uint32_t n, std::uint32_t i) noexcept;
+  void abandon(FrameRef& frame) noexcept;
 
   // The hot fields first.
   RxRing* rx_ = nullptr;
@@ -424,7 +309,7 @@ class Queue {
   std::uint32_t frames_count_ = 0;
   FramePool pool_;
   std::vector<std::uint8_t> on_tx_;  // a byte per frame: out on a tx ring (to_tx, completed)
-  IdleWait idle_;
+  detail::IdleWait idle_;
   // Frame starts a batch gives back. receive's and receive_packets' outlive the reader: nothing a
   // reader may call on this queue writes here.
   std::array<std::uint64_t, max_batch> chunks_{};
@@ -453,4 +338,7 @@ bool wait_any(std::span<Queue* const> queues, std::chrono::nanoseconds timeout) 
 
 }  // namespace afxdp
 
-#include <afxdp/detail/queue_loops.hpp>  // IWYU pragma: export
+// The verbs' bodies, inline so that handlers inline into them.
+#include <afxdp/detail/queue_forward.hpp>  // IWYU pragma: export
+#include <afxdp/detail/queue_loops.hpp>    // IWYU pragma: export
+#include <afxdp/detail/queue_packets.hpp>  // IWYU pragma: export

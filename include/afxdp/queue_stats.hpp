@@ -13,9 +13,9 @@ namespace afxdp {
 // What a Queue counted, and the kernel's XDP_STATISTICS for its socket.
 struct QueueStats {
   std::uint64_t received = 0;     // frames taken off the rx ring
-  std::uint64_t sent = 0;         // frames sent and completed: counted off the completion ring
+  std::uint64_t completed = 0;    // frames sent and completed: counted off the completion ring
   std::uint64_t dropped = 0;      // Verdict::drop
-  std::uint64_t forwarded = 0;    // Verdict::forward, out of the other queue
+  std::uint64_t forwarded = 0;    // forward(): Verdict::send, onto `out`'s tx ring
   std::uint64_t tx_full = 0;      // turns that left frames on rx because tx had no room
   std::uint64_t wakeups = 0;      // sendto/recvfrom kicks
   std::uint64_t polls = 0;        // poll() calls
@@ -32,14 +32,14 @@ struct QueueStats {
   std::uint64_t packets = 0;
   std::uint64_t invalid_chains = 0;
   // Bytes of the frames taken off the rx ring (every descriptor's length, fragments included)
-  // and of the frames put on the tx ring (submitted: `sent` counts them once completed).
+  // and of the frames put on the tx ring (submitted: `completed` counts them once completed).
   std::uint64_t rx_bytes = 0;
   std::uint64_t tx_bytes = 0;
 
   // Every counter but `kernel`, which has its own list.
   static constexpr std::array<Counter<QueueStats>, 14> counters{{
       {"received", &QueueStats::received},
-      {"sent", &QueueStats::sent},
+      {"completed", &QueueStats::completed},
       {"dropped", &QueueStats::dropped},
       {"forwarded", &QueueStats::forwarded},
       {"tx_full", &QueueStats::tx_full},

@@ -43,6 +43,13 @@ struct FrameGeometry {
       return false;
     return !Unaligned || at % frame_size == 0;
   }
+  // The frame start nearest to `chunk` (unaligned mode, where frames may be any size). Frames
+  // start at multiples of the frame size from the UMEM's start, in every queue's range (each
+  // queue's first frame is one of them), so a frame lent by another queue rounds the same way.
+  [[nodiscard]] std::uint64_t nearest_frame(std::uint64_t chunk) const noexcept {
+    const std::uint64_t size = frame_size;
+    return (chunk + size / 2) / size * size;
+  }
   // The frame's slot in a per-frame table (Queue's on-tx marks).
   [[nodiscard]] std::uint64_t index(std::uint64_t chunk) const noexcept {
     return (chunk - first) >> frame_shift;

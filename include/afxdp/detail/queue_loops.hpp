@@ -1,6 +1,7 @@
-// Queue's per-frame loops, inline so that the handler inlines into them. Internal: included at
-// the end of queue.hpp; read queue.hpp for what each verb promises and docs/rings.md for the
-// protocol these steps keep.
+// Queue's per-frame loops, inline so that the handler inlines into them: the steps every verb
+// shares, then receive() and serve(). forward() is in queue_forward.hpp, the multi-buffer verbs
+// in queue_packets.hpp. Internal: included at the end of queue.hpp; read queue.hpp for what each
+// verb promises and docs/rings.md for the protocol these steps keep.
 #pragma once
 
 #include <afxdp/queue.hpp>
@@ -11,23 +12,77 @@
 
 namespace afxdp {
 
-// Each verb reads as the same four steps: peek rx (begin_rx), admit each descriptor as one of the
-// queue's frames (take), the frame's verdict, then finish: rx released (end_rx), tx published
-// (publish_tx), the rest recycled. The loops index the rings through RingWindows and the UMEM
-// through a FrameGeometry copied into locals: a handler writes packet bytes through std::byte*,
-// which may alias any member, and members would be reloaded after every such write.
+// Every verb is the same steps:
+//   require      the rings it needs, checked once per call
+//   begin_rx     completions collected, rx peeked (whole chains, for the packet verbs); an idle
+//                turn when rx is empty
+//   reserve_tx   (a verb that sends) room on its out-queue's tx ring; what does not fit stays on rx
+//   take         each descriptor admitted as one of the queue's frames (take_as), then the
+//                handler's verdict, or the reader's span; a kept frame is handed_to_ref
+//   end_rx       rx released: received, refused and byte counters
+//   recycle      dropped and unkept frames back to the fill ring (recycle_chunks)
+//   publish_tx   (a verb that sends) tx submitted, the rest cancelled, kicked when due
+// The loops index the rings through RingWindows and the UMEM through a FrameGeometry copied into
+// locals: a handler writes packet bytes through std::byte*, which may alias any member, and
+// members would be reloaded after every such write.
 
+inline void Queue::require(std::uint8_t needs, const char* verb) const {
+  if ((lacks_ & needs) != 0) [[unlikely]]
+    refuse(needs, verb);
+}
+
+inline std::uint32_t Queue::clamp(std::uint32_t max) noexcept {
+  return max < max_batch ? max : max_batch;
+}
+
+inline std::uint64_t Queue::chunk_of(std::uint64_t address) const noexcept {
+  return geo_.chunk(address);
+}
+
+inline void Queue::record(std::uint64_t chunk, FramePlace from, FramePlace to) {
+  if constexpr (FrameLedger::enabled) ledger_.move(chunk - geo_.first, from, to);
+}
+
+// One of this queue's frames goes on a tx ring: marked in on_tx_, a byte per frame, so that a
+// completion is accepted once per send (a duplicated one would put a frame in the pool twice and
+// lose another).
+inline void Queue::to_tx(std::uint64_t chunk, FramePlace from) noexcept {
+  record(chunk, from, FramePlace::tx);
+  if constexpr (detail::checks_kernel) on_tx_[geo_.index(chunk)] = 1;
+}
+
+// The hand-over of a kept frame, the one place a batch reads Frame::kept_: true when the handler
+// or reader kept `frame` (keep() set the mark; the frame is its FrameRef's now, not the batch's
+// to send or recycle). The mark is cleared as it is read, so that the slot hands out its next
+// frame unkept: a take does not write it per frame (see Frame::kept_).
+inline bool Queue::handed_to_ref(Frame& frame) noexcept {
+  if (!frame.kept_) [[likely]]
+    return false;
+  frame.kept_ = false;
+  return true;
+}
+
+// Completions collected, up to max received descriptors peeked; Chains: only whole chains
+// (whole_chains), 0 when none is. When rx is empty, an idle turn. Returns how many were peeked.
+template <bool Chains>
 inline std::uint32_t Queue::begin_rx(std::uint32_t max) noexcept {
   if (tx_in_flight_ != 0) complete();
-  const std::uint32_t n = rx_->peek(clamp(max));
+  std::uint32_t n = rx_->peek(clamp(max));
   if (n == 0) {
     idle_turn();
     return 0;
+  }
+  if constexpr (Chains) {
+    n = whole_chains(n);
+    if (n == 0) return 0;
   }
   idle_.note_data();
   return n;
 }
 
+// An rx descriptor as a Frame, if it names one of this queue's frames whole (see FrameGeometry);
+// false for one that does not: never read, never recycled. One per UMEM mode. `chunk`: the
+// frame's start.
 template <bool Unaligned>
 inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame,
                            std::uint64_t& chunk) noexcept {
@@ -43,7 +98,7 @@ inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc,
   frame.size_ = desc.len;
   frame.headroom_ = static_cast<std::uint16_t>(offset);
   frame.frame_size_ = g.frame_size;
-  // kept_ is false already: whoever handed a kept frame out cleared it (see Frame).
+  // kept_ is false already: handed_to_ref cleared it.
   return true;
 }
 
@@ -54,6 +109,9 @@ inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc,
   return take_as<Unaligned>(g, desc, frame, chunk);
 }
 
+// receive()'s one pass over the descriptors: every peeked descriptor that take_as() admits into
+// frames, its frame's start into chunks (what goes back on the fill ring); returns how many.
+// `bytes`: what the peeked descriptors carry, every one's length (a refused one's too).
 template <bool Unaligned>
 inline std::uint32_t Queue::take_all(Frame* frames, std::uint64_t* chunks,
                                      std::uint64_t& bytes) noexcept {
@@ -77,49 +135,37 @@ inline std::uint32_t Queue::take_all(Frame* frames, std::uint64_t* chunks,
   return static_cast<std::uint32_t>(next - frames);
 }
 
-namespace detail {
-// The bytes the first n descriptors of `window` carry: read for the byte counters while those
-// descriptors are still in cache (rx just taken, tx just written).
-template <class Desc>
-inline std::uint64_t descriptor_bytes(const RingWindow<Desc>& window, std::uint32_t n) noexcept {
-  std::uint64_t bytes = 0;
-  std::uint32_t left = n;
-  for (const std::span<Desc> part : window.parts()) {
-    const std::uint32_t k = left < part.size() ? left : static_cast<std::uint32_t>(part.size());
-    for (std::uint32_t i = 0; i < k; ++i) bytes += part[i].len;
-    left -= k;
+// Room on out's tx ring for n frames (out may be this queue): what does not fit stays on rx,
+// counted, and tx is kicked so that it drains. Reserves what fits and returns it.
+inline std::uint32_t Queue::reserve_tx(Queue& out, std::uint32_t n) noexcept {
+  if (const std::uint32_t room = out.tx_->free_slots(n); room < n) [[unlikely]] {
+    n = hold_back(n, room);
+    if (&out != this) out.kick_tx();
+    if (n == 0) return 0;
   }
-  return bytes;
+  return out.tx_->reserve(n);  // all n: the room was checked above
 }
-}  // namespace detail
 
-inline void Queue::release_rx(std::uint32_t n, std::uint64_t bytes) noexcept {
+// n peeked descriptors, carrying `bytes`, handed back to the kernel, `taken` of them as this
+// queue's frames (the rest refused and counted).
+inline void Queue::end_rx(std::uint32_t n, std::uint32_t taken, std::uint64_t bytes) noexcept {
   detail::QueueCounters::add(counters_.rx_bytes, bytes);
   rx_->release(n);
-}
-
-inline void Queue::release_rx(std::uint32_t n) noexcept {
-  release_rx(n, detail::descriptor_bytes(rx_->peeked(), n));
-}
-
-inline void Queue::submit_tx(std::uint32_t n, std::uint64_t bytes) noexcept {
-  detail::QueueCounters::add(counters_.tx_bytes, bytes);
-  tx_->submit(n);
-  tx_in_flight_ += n;
-}
-
-inline void Queue::submit_tx(std::uint32_t n) noexcept {
-  submit_tx(n, detail::descriptor_bytes(tx_->reserved(), n));
-}
-
-inline void Queue::end_rx(std::uint32_t n, std::uint32_t taken, std::uint64_t bytes) noexcept {
-  release_rx(n, bytes);
   fill_side_ -= taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
   detail::QueueCounters::add(counters_.received, taken);
   if (taken != n) [[unlikely]]
     detail::QueueCounters::add(counters_.refused, n - taken);
 }
 
+// The first n reserved tx slots, written, submitted and in flight until completed; `bytes`
+// (what they carry) counted in tx_bytes.
+inline void Queue::submit_tx(std::uint32_t n, std::uint64_t bytes) noexcept {
+  detail::QueueCounters::add(counters_.tx_bytes, bytes);
+  tx_->submit(n);
+  tx_in_flight_ += n;
+}
+
+// The first `sent` of `reserved` tx slots submitted, the rest given back; kicked when due.
 inline void Queue::publish_tx(std::uint32_t reserved, std::uint32_t sent,
                               std::uint64_t bytes) noexcept {
   tx_->cancel(reserved - sent);
@@ -127,6 +173,13 @@ inline void Queue::publish_tx(std::uint32_t reserved, std::uint32_t sent,
   if (sent != 0) after_send();
 }
 
+// After frames were put on tx: kick when enough are outstanding and the kernel asks.
+inline void Queue::after_send() noexcept {
+  if (tx_->outstanding() >= kick_at_) kick_if_asked();
+}
+
+// Give frames (chunk addresses) back: to the fill ring while it lacks frames and has room, else
+// to the pool.
 inline void Queue::recycle_chunks(const std::uint64_t* chunks, std::uint32_t n,
                                   FramePlace from) noexcept {
   const std::uint32_t lacking = fill_target_ - fill_side_;
@@ -219,6 +272,7 @@ inline std::uint32_t Queue::serve(Handler&& handler, std::uint32_t max) {
   return serve_batch<false>(handler, n);
 }
 
+// serve()'s loop over n peeked descriptors with n tx slots reserved, one per UMEM mode.
 template <bool Unaligned, class Handler>
 inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
   const detail::FrameGeometry g = geo_;
@@ -232,7 +286,7 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
   std::uint32_t dropped = 0;
   std::uint32_t taken = 0;
   std::uint32_t i = 0;
-  ServeBytes bytes;
+  detail::ServeBytes bytes;
   {
     detail::OnUnwind unwind([&]() noexcept {
       // i and taken count the frame that threw
@@ -248,8 +302,7 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
           ++taken;
           record(g.chunk(frame.address_), FramePlace::fill, FramePlace::application);
           const Verdict verdict = handler(frame);
-          if (frame.kept_) [[unlikely]] {
-            frame.kept_ = false;
+          if (handed_to_ref(frame)) [[unlikely]] {
             ++kept;
             continue;
           }
@@ -274,8 +327,10 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
   return n;
 }
 
+// serve()'s batch published: n taken off rx (taken of them this queue's frames), the first
+// `sent` tx slots submitted, the rest cancelled, `dropped` frames in chunks_ recycled.
 inline void Queue::finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent,
-                                std::uint32_t dropped, ServeBytes bytes) noexcept {
+                                std::uint32_t dropped, detail::ServeBytes bytes) noexcept {
   end_rx(n, taken, bytes.rx);
   tx_out_ += sent;
   recycle_chunks(chunks_.data(), dropped, FramePlace::application);
@@ -283,237 +338,13 @@ inline void Queue::finish_serve(std::uint32_t n, std::uint32_t taken, std::uint3
   publish_tx(n, sent, bytes.tx);
 }
 
-template <FrameHandler Handler>
-inline std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t max) {
-  if (&out == this) return serve(handler, max);
-  require(frame_rx, "forward");
-  out.require(tx_ability, "forward");
-  if (out.tx_in_flight_ != 0) out.complete();
-  std::uint32_t n = begin_rx(max);
-  if (n == 0) {
-    if (out.tx_in_flight_ != 0) out.flush();
-    return 0;
+template <class F>
+void Queue::for_each_free_frame(F&& f) {
+  for (const std::uint64_t chunk : pool_.addresses()) {
+    Frame frame(geo_.area + chunk, chunk, 0, 0, geo_.frame_size);
+    frame.kept_ = true;  // a pool frame: keep() refuses it (allocate() lends it)
+    f(frame);
   }
-  n = reserve_tx(out, n);
-  if (n == 0) return 0;
-  if (geo_.unaligned) [[unlikely]]
-    return forward_batch<true>(out, handler, n);
-  return forward_batch<false>(out, handler, n);
-}
-
-template <bool Unaligned, class Handler>
-inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uint32_t n) {
-  const detail::FrameGeometry g = geo_;
-  RingCursor<xdp_desc> out_tx(out.tx_->reserved());
-  std::uint8_t* const on_tx = on_tx_.data();
-  const bool shared = g.area == out.geo_.area;
-  ForwardTally tally;
-  // A local, not a member: the compiler drops what the inlined handler never reads of it.
-  Frame frame;
-  std::uint32_t i = 0;
-  {
-    detail::OnUnwind unwind([&]() noexcept {
-      unwind_forward(out, frame, n, i - 1, tally);  // i counts the frame that threw
-    });
-    const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // rx peeked: no nested call
-    const detail::BatchGuard out_batch(out.lacks_, tx_ability);    // out's tx reserved: no send
-    for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
-      for (const xdp_desc& desc : part) {
-        ++i;
-        tally.rx_bytes += desc.len;
-        if (!take_as<Unaligned>(g, desc, frame)) [[unlikely]]
-          continue;
-        ++tally.taken;
-        record(g.chunk(frame.address_), FramePlace::fill, FramePlace::application);
-        const Verdict verdict = handler(frame);
-        if (frame.kept_) [[unlikely]] {
-          frame.kept_ = false;
-          continue;
-        }
-        // The likeliest path for a forwarder, out of the other queue of a shared UMEM, here; the
-        // others in route().
-        if (verdict == Verdict::forward && shared && frame.size_ != 0) [[likely]] {
-          const std::uint64_t chunk = g.chunk(frame.address_);
-          out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
-          ++tally.forwarded;
-          tally.out_bytes += frame.size_;
-          if constexpr (detail::checks_kernel) on_tx[g.index(chunk)] = 1;
-          record(chunk, FramePlace::application, FramePlace::tx);
-          continue;
-        }
-        route(out, out_tx, frame, verdict, shared, tally);
-      }
-    }
-    unwind.dismiss();
-  }
-  finish_forward(out, n, tally);
-  return n;
-}
-
-inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, Verdict verdict,
-                         bool shared, ForwardTally& tally) {
-  const std::uint64_t chunk = chunk_of(frame.address_);
-  if (frame.size_ == 0) [[unlikely]]
-    verdict = Verdict::drop;  // never an empty descriptor (see serve)
-  // In order of likelihood for a forwarder: out of the other queue, back, dropped.
-  static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
-  if (verdict == Verdict::forward) [[likely]] {
-    if (shared) [[likely]] {
-      out_tx.put(xdp_desc{frame.address_, frame.size_, 0});
-      ++tally.forwarded;
-      tally.out_bytes += frame.size_;
-      to_tx(chunk, FramePlace::application);
-      return;
-    }
-    if (xdp_desc copy{}; out.copy_in(frame, copy)) {
-      out_tx.put(copy);
-      ++tally.forwarded;
-      tally.out_bytes += copy.len;
-      ++tally.copied;
-    } else {
-      ++tally.dropped;
-    }
-    chunks_[tally.back++] = chunk;
-  } else if (verdict == Verdict::send_back && tx_ != nullptr && tx_->reserve(1) == 1) {
-    tx_->at(0) = xdp_desc{frame.address_, frame.size_, 0};
-    submit_tx(1, frame.size_);
-    to_tx(chunk, FramePlace::application);
-    ++tx_out_;
-    ++tally.sent_back;
-  } else {
-    chunks_[tally.back++] = chunk;
-    ++tally.dropped;
-  }
-}
-
-inline void Queue::finish_forward(Queue& out, std::uint32_t n, const ForwardTally& tally) {
-  end_rx(n, tally.taken, tally.rx_bytes);
-  tx_out_ += tally.forwarded - tally.copied;  // this queue's frames now on out's tx ring
-  recycle_chunks(chunks_.data(), tally.back, FramePlace::application);
-  detail::QueueCounters::add(counters_.forwarded, tally.forwarded);
-  if (tally.dropped != 0) detail::QueueCounters::add(counters_.dropped, tally.dropped);
-  out.publish_tx(n, tally.forwarded, tally.out_bytes);
-  if (tally.sent_back != 0) after_send();
-}
-
-template <PacketReader Reader>
-std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
-  require(packet_rx, "receive_packets");
-  if (tx_in_flight_ != 0) complete();
-  const std::uint32_t n = peek_chains(max);
-  if (n == 0) return 0;
-  idle_.note_data();
-  const ChainTake t = take_chains(n);
-  release_rx(n);
-  fill_side_ -= t.taken;  // a refused descriptor's frame, whichever it is, stays the kernel's
-  {
-    detail::OnUnwind unwind([&]() noexcept { finish_receive_packets(t); });
-    const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // packets_ is the reader's
-    reader(std::span<Packet>(packets_.data(), t.packets));
-    unwind.dismiss();
-  }
-  finish_receive_packets(t);
-  return n;
-}
-
-inline void Queue::finish_receive_packets(const ChainTake& t) noexcept {
-  std::uint32_t back = t.refused;
-  const std::uint32_t fragments = t.taken - t.refused;
-  for (std::uint32_t i = 0; i < fragments; ++i) {
-    if (frames_[i].kept_) [[unlikely]] {
-      frames_[i].kept_ = false;
-    } else {
-      chunks_[back++] = chunk_of(frames_[i].address_);
-    }
-  }
-  recycle_chunks(chunks_.data(), back, FramePlace::application);
-  detail::QueueCounters::add(counters_.received, t.taken);
-  detail::QueueCounters::add(counters_.packets, t.packets);
-}
-
-template <PacketHandler Handler>
-std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
-  require(packet_rx | tx_ability, "serve_packets");
-  if (tx_in_flight_ != 0) complete();
-  std::uint32_t n = peek_chains(max);
-  if (n == 0) return 0;
-  idle_.note_data();
-  // Take off rx only whole chains that tx has room for: the rest waits on rx.
-  if (const std::uint32_t room = tx_->free_slots(n); room < n) [[unlikely]] {
-    n = hold_back(n, chain_prefix(n, room));
-    if (n == 0) return 0;
-  }
-  n = tx_->reserve(n);  // all n: the room was checked above
-  const ChainTake t = take_chains(n);
-  fill_side_ -= t.taken;
-  PacketTally tally{.back = t.refused};
-  std::uint32_t p = 0;
-  {
-    detail::OnUnwind unwind([&]() noexcept { unwind_serve_packets(n, p, t, tally); });
-    // rx peeked and tx reserved: no nested call, no send.
-    const detail::BatchGuard batch(lacks_, frame_rx | packet_rx | tx_ability);
-    for (; p < t.packets; ++p) {
-      Packet& packet = packets_[p];
-      const Verdict verdict = handler(packet);
-      route_packet(packet, verdict, tally);
-    }
-    unwind.dismiss();
-  }
-  finish_serve_packets(n, n, t, tally);
-  return n;
-}
-
-inline void Queue::route_packet(Packet& packet, Verdict verdict, PacketTally& tally) noexcept {
-  static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
-  const std::uint32_t count = packet.count_;
-  Frame* fragments = packet.frames_;
-  const std::uint32_t start = tally.sent;
-  bool kept = false;
-  bool empty = false;
-  if (verdict != Verdict::drop) [[likely]] {
-    for (std::uint32_t k = 0; k < count; ++k) {
-      const Frame& f = fragments[k];
-      kept = kept || f.kept_;
-      empty = empty || f.size_ == 0;
-      tx_->at(tally.sent++) =
-          xdp_desc{f.address_, f.size_, k + 1 < count ? uapi::xdp_pkt_contd : 0U};
-    }
-    if (!kept && !empty) [[likely]] {
-      for (std::uint32_t k = 0; k < count; ++k) {
-        to_tx(chunk_of(fragments[k].address_), FramePlace::application);
-      }
-      return;
-    }
-    // A kept fragment: the chain cannot go out whole. An empty one: the kernel would drop the
-    // chain and never complete it; it is invalid.
-    tally.sent = start;
-  }
-  const bool invalid = empty && !kept;
-  tally.invalid_chains += invalid ? 1 : 0;
-  for (std::uint32_t k = 0; k < count; ++k) {
-    Frame& f = fragments[k];
-    if (f.kept_) [[unlikely]] {
-      f.kept_ = false;
-      continue;
-    }
-    chunks_[tally.back++] = chunk_of(f.address_);
-    tally.dropped += invalid ? 0 : 1;
-  }
-}
-
-inline void Queue::finish_serve_packets(std::uint32_t n, std::uint32_t released, const ChainTake& t,
-                                        const PacketTally& tally) noexcept {
-  release_rx(released);
-  tx_->cancel(n - tally.sent);
-  submit_tx(tally.sent);
-  tx_out_ += tally.sent;
-  recycle_chunks(chunks_.data(), tally.back, FramePlace::application);
-  detail::QueueCounters::add(counters_.received, t.taken);
-  detail::QueueCounters::add(counters_.packets, t.packets);
-  if (tally.dropped != 0) detail::QueueCounters::add(counters_.dropped, tally.dropped);
-  if (tally.invalid_chains != 0) [[unlikely]]
-    detail::QueueCounters::add(counters_.invalid_chains, tally.invalid_chains);
-  if (tally.sent != 0) after_send();
 }
 
 }  // namespace afxdp

@@ -25,8 +25,8 @@ struct FrameOwners;
 // Written by the queue's thread only (a relaxed load and store, no read-modify-write), read by
 // any thread through Queue::stats().
 struct alignas(cache_line) QueueCounters {
-  std::atomic<std::uint64_t> received{0}, sent{0}, dropped{0}, forwarded{0}, tx_full{0}, wakeups{0},
-      polls{0}, empty_turns{0}, refused{0}, abandoned{0}, packets{0}, invalid_chains{0},
+  std::atomic<std::uint64_t> received{0}, completed{0}, dropped{0}, forwarded{0}, tx_full{0},
+      wakeups{0}, polls{0}, empty_turns{0}, refused{0}, abandoned{0}, packets{0}, invalid_chains{0},
       rx_bytes{0}, tx_bytes{0};
   static void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) noexcept {
     counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);

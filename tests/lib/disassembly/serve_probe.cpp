@@ -29,7 +29,7 @@ __attribute__((noinline, used)) std::uint32_t afxdp_probe_serve(afxdp::Queue& q)
 __attribute__((noinline, used)) std::uint32_t afxdp_probe_forward(afxdp::Queue& in,
                                                                   afxdp::Queue& out) {
   return in.forward(out, [](afxdp::Frame& f) {
-    return f.size() > 60 ? afxdp::Verdict::forward : afxdp::Verdict::drop;
+    return f.size() > 60 ? afxdp::Verdict::send : afxdp::Verdict::drop;
   });
 }
 

@@ -1,6 +1,6 @@
-// IdleWait (include/afxdp/idle_wait.hpp): how many empty re-checks a loop makes before it gives the
-// CPU away, as the ring's behaviour teaches it.
-#include <afxdp/idle_wait.hpp>
+// IdleWait (include/afxdp/detail/idle_wait.hpp): how many empty re-checks a loop makes before it
+// gives the CPU away, as the ring's behaviour teaches it.
+#include <afxdp/detail/idle_wait.hpp>
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 #include <sched.h>
 
-using afxdp::IdleWait;
+using afxdp::detail::IdleWait;
 
 namespace {
 

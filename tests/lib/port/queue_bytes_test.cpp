@@ -59,7 +59,7 @@ TEST(QueueBytes, ForwardCountsTxOnTheQueueThatSends) {
   Queue& out = lb.port().queues()[1];
   const std::uint64_t sum = inject(lb, 0, {60, 70, 80});
   // 70 goes back out of `in`; the others out of `out`.
-  in.forward(out, [](Frame& f) { return f.size() == 70 ? Verdict::send_back : Verdict::forward; });
+  in.forward(out, [](Frame& f) { return f.size() == 70 ? Verdict::send_back : Verdict::send; });
   EXPECT_EQ(in.stats().rx_bytes, sum);
   EXPECT_EQ(in.stats().tx_bytes, 70U);
   EXPECT_EQ(out.stats().tx_bytes, 140U);
@@ -71,7 +71,7 @@ TEST(QueueBytes, ForwardWithoutASharedUmemCountsTheCopies) {
   Queue& in = lb.port().queues()[0];
   Queue& out = lb.port().queues()[1];
   inject(lb, 0, {90, 110});
-  in.forward(out, [](Frame&) { return Verdict::forward; });
+  in.forward(out, [](Frame&) { return Verdict::send; });
   EXPECT_EQ(out.stats().tx_bytes, 200U);
 }
 

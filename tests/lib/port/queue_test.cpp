@@ -69,7 +69,7 @@ TEST(Queue, TxFullLeavesFramesOnRxAndLosesNone) {
   }
   EXPECT_EQ(served, injected);  // each frame taken off rx once
   EXPECT_EQ(sent, injected);
-  EXPECT_EQ(q.stats().sent, injected);
+  EXPECT_EQ(q.stats().completed, injected);
   EXPECT_EQ(q.account().tx, 0U);
   EXPECT_EQ(q.account().fill + q.account().free, 64U);
 }
@@ -114,7 +114,7 @@ TEST(Queue, ForwardsAMillionFramesOneWayWithoutStarvingTheLender) {
                .shared_umem = true});
   Queue& in = lb.port().queues()[0];
   Queue& out = lb.port().queues()[1];
-  const auto forward = [](Frame&) { return Verdict::forward; };
+  const auto forward = [](Frame&) { return Verdict::send; };
   std::uint64_t injected = 0, sent = 0;
   while (injected < 1'000'000) {
     for (int i = 0; i < 64 && lb.inject(0, packet(static_cast<std::uint32_t>(injected))); ++i) {
@@ -154,7 +154,7 @@ TEST(Queue, CompletionsOfSeveralQueuesInOneBatchEachGoHomeOnce) {
   std::vector<std::uint64_t> forwarded;
   in.forward(out, [&](Frame& f) {
     forwarded.push_back(f.address());
-    return Verdict::forward;
+    return Verdict::send;
   });
   send_own();
   out.flush();
@@ -163,7 +163,7 @@ TEST(Queue, CompletionsOfSeveralQueuesInOneBatchEachGoHomeOnce) {
   ASSERT_TRUE(lb.inject_completion(1, forwarded[0]));  // a duplicate
   ASSERT_TRUE(lb.inject_completion(1, 1ULL << 40));
   EXPECT_TRUE(out.drain(1000ms));
-  EXPECT_EQ(out.stats().sent, 4U);
+  EXPECT_EQ(out.stats().completed, 4U);
   EXPECT_EQ(out.stats().refused, 2U);
   EXPECT_EQ(in.account().tx, 0U);
   EXPECT_EQ(out.account().tx, 0U);
@@ -190,7 +190,7 @@ TEST(Queue, RefusedCompletionsAmidRunsLeaveEachFrameInItsPoolOnce) {
   std::uint64_t forwarded = 0;
   in.forward(out, [&](Frame& f) {
     forwarded = f.address();
-    return Verdict::forward;
+    return Verdict::send;
   });
   send_own();
   send_own();
@@ -204,7 +204,7 @@ TEST(Queue, RefusedCompletionsAmidRunsLeaveEachFrameInItsPoolOnce) {
   ASSERT_TRUE(lb.inject_completion(1, forwarded));
   lb.complete_delayed(1);  // own[0], forwarded, own[1], own[2]: all but own[2] again
   EXPECT_TRUE(out.drain(1000ms));
-  EXPECT_EQ(out.stats().sent, 4U);
+  EXPECT_EQ(out.stats().completed, 4U);
   EXPECT_EQ(out.stats().refused, 6U);
   expect_accounted(in);
   expect_accounted(out);
@@ -236,7 +236,7 @@ TEST(Queue, AForwardedOddFrameCompletedOneLowerGoesHomeAsItsFrameStart) {
   std::vector<std::uint64_t> forwarded;
   in.forward(out, [&](Frame& f) {
     forwarded.push_back(f.address());
-    return Verdict::forward;
+    return Verdict::send;
   });
   out.flush();
   ASSERT_EQ(lb.transmitted(1).size(), 4U);
@@ -248,7 +248,7 @@ TEST(Queue, AForwardedOddFrameCompletedOneLowerGoesHomeAsItsFrameStart) {
   }
   ASSERT_NE(odd, 0U);
   out.receive([](std::span<Frame>) {});  // collects the completions
-  EXPECT_EQ(out.stats().sent, 4U);
+  EXPECT_EQ(out.stats().completed, 4U);
   EXPECT_EQ(out.stats().refused, 0U);
   EXPECT_EQ(in.account().tx, 0U);
   expect_accounted(in);
@@ -260,7 +260,7 @@ TEST(Queue, ForwardWithoutASharedUmemCopiesAndLosesNothing) {
   Queue& in = lb.port().queues()[0];
   Queue& out = lb.port().queues()[1];
   for (std::uint32_t i = 0; i < 20; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
-  in.forward(out, [](Frame&) { return Verdict::forward; });
+  in.forward(out, [](Frame&) { return Verdict::send; });
   out.flush();
   const auto wire = lb.transmitted(1);
   ASSERT_EQ(wire.size(), 20U);
@@ -439,7 +439,7 @@ TEST(Queue, EmptyFramesAmidABatchAreRefusedAndTheRestGoOutInOrderAcrossTheRingsE
   EXPECT_EQ(lb.transmitted(0), expected);
   EXPECT_EQ(lb.statistics(0).tx_invalid_descs, 0U);
   EXPECT_TRUE(q.drain(1000ms));
-  EXPECT_EQ(q.stats().sent, 19U);
+  EXPECT_EQ(q.stats().completed, 19U);
   expect_accounted(q);
 }
 
@@ -639,7 +639,7 @@ TEST(Queue, ACompletionForAFrameNeverSentIsRefused) {
   ASSERT_EQ(lb.transmitted(0).size(), 1U);
   EXPECT_TRUE(q.drain(1000ms));
   EXPECT_EQ(q.stats().refused, 1U);
-  EXPECT_EQ(q.stats().sent, 1U);
+  EXPECT_EQ(q.stats().completed, 1U);
   EXPECT_EQ(q.account().free, free_before);  // the real frame came back, the bogus one did not
   afxdp::TxBatch all = q.allocate(afxdp::max_batch);
   EXPECT_EQ(all.size(), free_before);

@@ -16,7 +16,7 @@ using afxdp::tool::Sample;
 Sample sample(std::uint64_t k, double seconds) {
   Sample s{.stats = {}, .seconds = seconds};
   s.stats.received = 100 * k + 1;
-  s.stats.sent = 100 * k + 2;
+  s.stats.completed = 100 * k + 2;
   s.stats.wakeups = 100 * k + 3;
   s.stats.polls = 100 * k + 4;
   s.stats.empty_turns = 100 * k + 5;

@@ -42,8 +42,8 @@ constexpr Row rows[] = {
     {Shown::whole, "rx", "rx_packets", "rx_pps", queue<&QueueStats::received>},
     {Shown::frags, "rx", "rx_packets", "rx_pps", queue<&QueueStats::packets>},
     {Shown::frags, "rx frags", "rx_frags", nullptr, queue<&QueueStats::received>},
-    {Shown::whole, "tx", "tx_packets", "tx_pps", queue<&QueueStats::sent>},
-    {Shown::frags, "tx frags", "tx_frags", "tx_frags_pps", queue<&QueueStats::sent>},
+    {Shown::whole, "tx", "tx_packets", "tx_pps", queue<&QueueStats::completed>},
+    {Shown::frags, "tx frags", "tx_frags", "tx_frags_pps", queue<&QueueStats::completed>},
     // Bytes of the frames received, and of those put on tx (sent once completed).
     {Shown::always, "rx bytes", "rx_bytes", "rx_bytes_ps", queue<&QueueStats::rx_bytes>},
     {Shown::always, "tx bytes", "tx_bytes", "tx_bytes_ps", queue<&QueueStats::tx_bytes>},

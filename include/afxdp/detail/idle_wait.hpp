@@ -1,4 +1,7 @@
-// How long an idle receive loop re-checks its ring before it gives the CPU away (Queue::wait).
+// IdleWait: how long an idle receive loop re-checks its ring before it gives the CPU away
+// (Queue::wait, wait_any). Internal: this comment is the policy's one statement; queue.hpp and
+// docs/ point here.
+//
 // Data often follows within microseconds (the kernel hands over one NAPI batch at a time), and
 // sleeping costs the kernel's CPU a wake-up per batch, so the window adapts as an adaptive mutex's
 // spin does: it grows when data came during it and shrinks to nothing when it keeps ending empty
@@ -23,7 +26,7 @@
 #include <cstdint>
 #include <sched.h>
 
-namespace afxdp {
+namespace afxdp::detail {
 
 class IdleWait {
  public:
@@ -136,4 +139,4 @@ class IdleWait {
   Clock::time_point shared_at_{};          // the last sign that another task wants this CPU
 };
 
-}  // namespace afxdp
+}  // namespace afxdp::detail
