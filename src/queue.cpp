@@ -306,17 +306,37 @@ QueueStats Queue::stats() const {
 // ---- A batch left by an exception (its handler or reader threw) ----
 
 // receive()'s `taken` frames (their starts in chunks_, from take_all) back but those the reader
-// kept, whatever it did to the span's order: when a descriptor was refused, a frame kept, the
-// fill ring has no room for all, or the reader threw.
+// kept: when a descriptor was refused, a frame kept, the fill ring has no room for all, or the
+// reader threw.
 void Queue::recycle_unkept(std::uint32_t taken) noexcept {
-  // Slot i of the span still holds the frame take_all made from chunks_[i]: a reader can neither
-  // reorder nor overwrite its span (Frame is not assignable). What goes back is every chunk
-  // whose frame was not kept.
+  // A reader cannot reorder its span through Frame's API (it is not assignable), so slot i holds
+  // the frame take_all made from chunks_[i] and one pass does. Frame is trivially copyable, though:
+  // a reader that moved frames' bytes with memcpy gets the matching below, which recycles what
+  // take_all took less the frames kept, each once, whatever the slots hold now.
+  bool in_place = true;
+  for (std::uint32_t i = 0; i < taken; ++i) in_place &= chunk_of(frames_[i].address_) == chunks_[i];
   std::uint32_t back = 0;
-  for (std::uint32_t i = 0; i < taken; ++i) {
-    if (handed_to_ref(frames_[i])) [[unlikely]]
-      continue;
-    chunks_[back++] = chunks_[i];
+  if (in_place) [[likely]] {
+    for (std::uint32_t i = 0; i < taken; ++i) {
+      if (handed_to_ref(frames_[i])) [[unlikely]]
+        continue;
+      chunks_[back++] = chunks_[i];
+    }
+  } else {
+    std::array<std::uint64_t, max_batch> kept;
+    std::uint32_t keeps = 0;
+    for (std::uint32_t i = 0; i < taken; ++i) {
+      if (handed_to_ref(frames_[i])) kept[keeps++] = chunk_of(frames_[i].address_);
+    }
+    for (std::uint32_t i = 0; i < taken; ++i) {
+      std::uint64_t* const end = kept.data() + keeps;
+      if (std::uint64_t* const k = std::find(kept.data(), end, chunks_[i]); k != end) {
+        *k = end[-1];  // each kept frame matches once
+        --keeps;
+        continue;
+      }
+      chunks_[back++] = chunks_[i];
+    }
   }
   recycle_chunks(chunks_.data(), back, FramePlace::application);
 }

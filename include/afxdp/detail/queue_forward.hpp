@@ -102,7 +102,9 @@ inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, 
       ++tally.dropped;
     }
     chunks_[tally.back++] = chunk;
-  } else if (verdict == Verdict::send_back && tx_ != nullptr && tx_->reserve(1) == 1) {
+  } else if (verdict == Verdict::send_back && (lacks_ & tx_ability) == 0 && tx_->reserve(1) == 1) {
+    // lacks_, not tx_ alone: inside another queue's forward() to this one, that batch holds this
+    // tx ring's reserved slots (and no ring at all sets the bit too); the frame is dropped.
     tx_->at(0) = xdp_desc{frame.address_, frame.size_, 0};
     submit_tx(1, frame.size_);
     to_tx(chunk, FramePlace::application);

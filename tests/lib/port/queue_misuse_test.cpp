@@ -284,6 +284,37 @@ TEST(QueueMisuse, ASendInsideAServeHandlerIsRefusedAndTheRingStaysRight) {
   EXPECT_EQ(q.account().fill + q.account().free, q.frames());
 }
 
+// A forward() nested in another's handler, from the queue the outer one sends out of: the outer
+// batch holds that queue's reserved tx slots, so its send_back may not reserve and publish there
+// (it wrote the outer batch's first slot, and the outer batch then published one it never wrote:
+// a frame lost and a stale descriptor sent). The nested send_back is dropped; nothing else moves.
+TEST(QueueMisuse, ASendBackNestedInAnotherQueuesForwardLeavesItsTxSlotsAlone) {
+  Loopback lb({.queues = 2, .frames_per_queue = 32, .ring_size = 16});
+  Queue& a = lb.port().queues()[0];
+  Queue& b = lb.port().queues()[1];
+  for (std::uint32_t i = 0; i < 3; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  ASSERT_TRUE(lb.inject(1, packet(100)));
+  bool nested = false;
+  EXPECT_EQ(a.forward(b,
+                      [&](Frame&) {
+                        if (!nested) {
+                          nested = true;
+                          EXPECT_EQ(b.forward(a, [](Frame&) { return Verdict::send_back; }), 1U);
+                        }
+                        return Verdict::send;
+                      }),
+            3U);
+  b.flush();
+  const auto wire = lb.transmitted(1);
+  ASSERT_EQ(wire.size(), 3U);
+  for (std::uint32_t i = 0; i < 3; ++i) EXPECT_EQ(wire[i], packet(i)) << i;
+  EXPECT_EQ(b.stats().dropped, 1U);
+  b.receive([](std::span<Frame>) {});  // collects the completions
+  a.receive([](std::span<Frame>) {});
+  expect_accounted(a);
+  expect_accounted(b);
+}
+
 constexpr std::uint32_t offered = 200;
 constexpr std::uint32_t runt_at = 57;  // the one frame too short for the parser
 constexpr std::size_t runt_size = 10;

@@ -561,6 +561,38 @@ TEST(Queue, AReaderThatReordersItsFramesBeforeKeepingOneGetsThatOneAndNoOther) {
   EXPECT_EQ(q.account().held, 0U);
 }
 
+// Frame is trivially copyable, so a reader can move frames' bytes around its span with memcpy
+// (defined behaviour). Slot i then no longer holds the frame made from the i-th descriptor: the
+// Queue must still give back exactly the frames not kept.
+TEST(Queue, AReaderThatPermutesItsFramesWithMemcpyLosesNoFrameAndLendsNoneTwice) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 8});
+  Queue& q = lb.port().queues()[0];
+  for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
+  afxdp::FrameRef kept;
+  EXPECT_EQ(q.receive([&](std::span<Frame> frames) {
+    alignas(Frame) unsigned char spare[sizeof(Frame)];
+    std::memcpy(spare, &frames[0], sizeof(Frame));
+    std::memcpy(static_cast<void*>(&frames[0]), &frames[3], sizeof(Frame));
+    std::memcpy(static_cast<void*>(&frames[3]), spare, sizeof(Frame));
+    kept = q.keep(frames[0]);  // the last received, now in slot 0
+  }),
+            4U);
+  expect_accounted(q);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(std::vector<std::byte>(kept.frame().data().begin(), kept.frame().data().end()),
+            packet(3));
+  const std::uint64_t held = kept.frame().address() / 4096;
+  for (std::uint32_t round = 0; round < 4; ++round) {  // every fill ring frame received again
+    for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(10 + i)));
+    q.receive([&](std::span<Frame> frames) {
+      for (const Frame& f : frames) EXPECT_NE(f.address() / 4096, held) << "lent twice";
+    });
+  }
+  q.recycle(std::move(kept));
+  expect_accounted(q);
+  EXPECT_EQ(q.account().held, 0U);
+}
+
 // A Frame is not the application's to make, copy, assign or swap. A copy kept while the Queue
 // recycled the original lent that frame twice; a frame assigned into a TxBatch slot was sent in
 // the place of the slot's pool frame, which was lost.
