@@ -39,6 +39,7 @@ TEST_P(Conformance, SEND_RECEIVE_UNALIGNED) {
   // Each packet's buffer lent at its own offset, and checked to land in the buffer lent for it
   // (the kernel's is_offset_correct): not only at the offset past whichever buffer it took.
   std::vector<std::int64_t> offsets;
+  offsets.reserve(stream.size());
   for (const auto& packet : stream) offsets.push_back(packet.offset);
   receiver.lend_per_packet(offsets);
   for (std::size_t i = 0; i < stream.size(); ++i) ASSERT_TRUE(sender.valid(i)) << i;
