@@ -173,28 +173,11 @@ FrameRef Queue::keep(Frame& frame) noexcept {
 }
 
 bool Queue::send(FrameRef&& ref) noexcept {
-  Queue* owner = ref.queue_;
-  if (owner == nullptr || tx_ == nullptr || owner->geo_.area != geo_.area) return false;
-  if (in_tx_batch()) [[unlikely]]
-    return false;
-  if (ref.frame_.size() == 0) [[unlikely]] {
-    // Never an empty descriptor (see serve): the frame goes back to receiving, counted.
-    detail::QueueCounters::add(counters_.refused, 1);
-    recycle(std::move(ref));
-    return true;
-  }
-  if (tx_->reserve(1) != 1) {
-    kick_tx();
-    return false;
-  }
-  tx_->at(0) = xdp_desc{ref.frame_.address(), ref.frame_.size(), 0};
-  submit_tx(1, ref.frame_.size());
-  --owner->held_;
-  ++owner->tx_out_;
-  owner->to_tx(owner->chunk_of(ref.frame_.address()), FramePlace::application);
-  ref.queue_ = nullptr;
-  after_send();
-  return true;
+  // A batch of one; an empty FrameRef, or one of another UMEM, is not sent (the batch would skip
+  // the first and stop at the second, neither of which is a send).
+  const Queue* owner = ref.queue_;
+  if (owner == nullptr || owner->geo_.area != geo_.area) return false;
+  return send(std::span<FrameRef>(&ref, 1)) == 1;
 }
 
 std::uint32_t Queue::send(std::span<FrameRef> refs) noexcept {
