@@ -19,7 +19,7 @@ int main() try {
   const auto count = [&](afxdp::Queue& q, const std::stop_token& stop) {  // on a thread of its own
     while (!stop.stop_requested()) {
       std::uint64_t size = 0;
-      const std::uint32_t n = q.receive([&](std::span<afxdp::Frame> batch) {
+      const std::uint32_t n = q.receive([&](afxdp::Frames batch) {
         for (const afxdp::Frame& frame : batch) size += frame.size();
       });
       if (n == 0) q.wait(100ms);  // idle: poll() until frames arrive

@@ -44,6 +44,7 @@ Queue::Queue(const detail::QueueSetup& s)
       // Spare room for one completion batch: complete_slow writes there before it knows.
       pool_(s.frames, s.frame_size, s.first, max_batch),
       on_tx_((std::uint64_t{s.frames} * s.frame_size >> geo_.frame_shift) + 1),
+      held_marks_(on_tx_.size()),
       ledger_(s.frames, s.frame_size),
       fd_(s.fd),
       id_(s.id),
@@ -66,6 +67,8 @@ Queue::Queue(const detail::QueueSetup& s)
   // allocate() writes only what differs per frame: a batch's frames are whole frames, and
   // nothing but resize() (the size) changes them while the application holds them.
   for (Frame& f : tx_frames_) f.frame_size_ = geo_.frame_size;
+  // A frame ends its FrameRef at most once per receive batch (keep() refuses it while marked).
+  ended_.reserve(held_marks_.size());
 }
 
 // Where completed frames go home: a queue's frames [first, first + span), their on-tx marks
@@ -303,43 +306,51 @@ QueueStats Queue::stats() const {
   return s;
 }
 
-// ---- A batch left by an exception (its handler or reader threw) ----
+// ---- A receive batch that is not the rule: refused, kept, short of fill room, or thrown ----
 
-// receive()'s `taken` frames (their starts in chunks_, from take_all) back but those the reader
-// kept: when a descriptor was refused, a frame kept, the fill ring has no room for all, or the
-// reader threw.
-void Queue::recycle_unkept(std::uint32_t taken) noexcept {
-  // A reader cannot reorder its span through Frame's API (it is not assignable), so slot i holds
-  // the frame take_all made from chunks_[i] and one pass does. Frame is trivially copyable, though:
-  // a reader that moved frames' bytes with memcpy gets the matching below, which recycles what
-  // take_all took less the frames kept, each once, whatever the slots hold now.
-  bool in_place = true;
-  for (std::uint32_t i = 0; i < taken; ++i) in_place &= chunk_of(frames_[i].address_) == chunks_[i];
-  std::uint32_t back = 0;
-  if (in_place) [[likely]] {
-    for (std::uint32_t i = 0; i < taken; ++i) {
-      if (handed_to_ref(frames_[i])) [[unlikely]]
-        continue;
-      chunks_[back++] = chunks_[i];
+// A checked build's take: every peeked descriptor that names one of this queue's frames whole
+// (see FrameGeometry), as rx holds them; when one does not, a copy of those that do, in
+// admitted_ (a refused descriptor is never read, never recycled). `refused_bytes`: what the
+// refused ones carry, for rx_bytes.
+RingWindow<const xdp_desc> Queue::take_checked(std::uint64_t& refused_bytes) noexcept {
+  const RingWindow<const xdp_desc> rx = rx_->peeked();
+  const detail::FrameGeometry g = geo_;
+  std::uint32_t taken = 0;
+  for (std::uint32_t i = 0; i < rx.size(); ++i) {
+    const xdp_desc& desc = rx[i];
+    const std::uint64_t chunk = g.chunk(desc.addr);
+    const bool owned =
+        g.unaligned ? g.owns_as<true>(chunk, g.offset_in<true>(desc.addr, chunk), desc.len)
+                    : g.owns_as<false>(chunk, g.offset_in<false>(desc.addr, chunk), desc.len);
+    if (!owned) {
+      refused_bytes += desc.len;
+      continue;
     }
-  } else {
-    std::array<std::uint64_t, max_batch> kept;
-    std::uint32_t keeps = 0;
-    for (std::uint32_t i = 0; i < taken; ++i) {
-      if (handed_to_ref(frames_[i])) kept[keeps++] = chunk_of(frames_[i].address_);
-    }
-    for (std::uint32_t i = 0; i < taken; ++i) {
-      std::uint64_t* const end = kept.data() + keeps;
-      if (std::uint64_t* const k = std::find(kept.data(), end, chunks_[i]); k != end) {
-        *k = end[-1];  // each kept frame matches once
-        --keeps;
-        continue;
-      }
-      chunks_[back++] = chunks_[i];
-    }
+    admitted_[taken++] = desc;
   }
-  recycle_chunks(chunks_.data(), back, FramePlace::application);
+  if (taken == rx.size()) return rx;
+  return {admitted_.data(), max_batch - 1, 0, taken};
 }
+
+// receive()'s n peeked descriptors released, `taken` of them this queue's frames: back to fill
+// (or the pool) but those the reader kept, which are marked held; then the marks of the
+// FrameRefs that ended inside the reader cleared.
+void Queue::finish_receive(std::uint32_t n, const RingWindow<const xdp_desc>& taken,
+                           std::uint64_t refused_bytes) noexcept {
+  receiving_ = false;
+  std::uint32_t back = 0;
+  std::uint64_t bytes = refused_bytes;
+  for (std::uint32_t i = 0; i < taken.size(); ++i) {
+    const std::uint64_t chunk = chunk_of(taken[i].addr);
+    bytes += taken[i].len;
+    if (held_marks_[geo_.index(chunk)] == 0) chunks_[back++] = chunk;
+  }
+  end_rx(n, taken.size(), bytes);
+  recycle_chunks(chunks_.data(), back, FramePlace::application);
+  clear_ended();
+}
+
+// ---- A batch left by an exception (its handler threw) ----
 
 // A handler threw on frame i of n (`thrown`): the frames before it keep their verdicts, it goes
 // back to receiving (counted as dropped) unless kept, those after it stay on rx for the next

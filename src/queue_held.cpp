@@ -166,10 +166,37 @@ FrameRef Queue::keep(Frame& frame) noexcept {
     detail::QueueCounters::add(counters_.refused, 1);
     return {};
   }
+  // Kept already through another Frame of it (a reader's Frames builds one per read).
+  const std::uint64_t index = geo_.index(chunk_of(frame.address_));
+  if (index >= held_marks_.size() || held_marks_[index] != 0) [[unlikely]] {
+    detail::QueueCounters::add(counters_.refused, 1);
+    return {};
+  }
+  held_marks_[index] = 1;
   frame.kept_ = true;
   ++keeps_;
   ++held_;
   return FrameRef(this, frame);
+}
+
+FrameRef Queue::keep(Frame&& frame) noexcept { return keep(frame); }
+
+// A FrameRef of this queue's frame `chunk` ended (sent or recycled). Its held mark is cleared,
+// unless receive's reader is running: then the frame may be one of that batch, which must not
+// recycle it, and the mark is cleared when the batch is (clear_ended).
+void Queue::end_held(std::uint64_t chunk) noexcept {
+  --held_;
+  const std::uint64_t index = geo_.index(chunk);
+  if (receiving_) [[unlikely]] {
+    ended_.push_back(static_cast<std::uint32_t>(index));
+    return;
+  }
+  held_marks_[index] = 0;
+}
+
+void Queue::clear_ended() noexcept {
+  for (const std::uint32_t index : ended_) held_marks_[index] = 0;
+  ended_.clear();
 }
 
 bool Queue::send(FrameRef&& ref) noexcept {
@@ -205,9 +232,10 @@ std::uint32_t Queue::send(std::span<FrameRef> refs) noexcept {
     slot.put(xdp_desc{f.address(), f.size(), 0});
     ++put;
     bytes += f.size();
-    --owner->held_;
+    const std::uint64_t chunk = owner->chunk_of(f.address());
+    owner->end_held(chunk);
     ++owner->tx_out_;
-    owner->to_tx(owner->chunk_of(f.address()), FramePlace::application);
+    owner->to_tx(chunk, FramePlace::application);
     ref.queue_ = nullptr;
   }
   tx_->cancel(room - put);
@@ -225,7 +253,7 @@ void Queue::recycle(FrameRef&& ref) noexcept {
   if (owner == nullptr) return;
   ref.queue_ = nullptr;
   const std::uint64_t chunk = owner->chunk_of(ref.frame_.address());
-  --owner->held_;
+  owner->end_held(chunk);
   owner->recycle_chunks(&chunk, 1, FramePlace::application);
 }
 

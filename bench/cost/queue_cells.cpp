@@ -102,8 +102,8 @@ void keep_send_cell(const Run& run) {
         const std::uint32_t n = meter.measured([&] {
           std::uint32_t held = 0;
           const std::uint32_t got = q.receive(
-              [&](std::span<Frame> frames) {
-                for (Frame& f : frames) kept[held++] = q.keep(f);
+              [&](Frames frames) {
+                for (Frame f : frames) kept[held++] = q.keep(f);
               },
               meter.batch_size());
           (void)q.send(std::span<FrameRef>(kept.data(), held));
@@ -177,9 +177,9 @@ void multi_buffer_cells(const Run& run, const Select& select) {
 
 void queue_cells(const Run& run, const Select& select) {
   std::uint64_t counted = 0;
-  if (select("receive")) receive_cell("receive", run, [](std::span<Frame>) {});
+  if (select("receive")) receive_cell("receive", run, [](Frames) {});
   if (select("receive+count")) {
-    receive_cell("receive+count", run, [&](std::span<Frame> f) { counted += f.size(); });
+    receive_cell("receive+count", run, [&](Frames f) { counted += f.size(); });
   }
   if (select("serve")) serve_cell("serve", run, [](Frame&) { return Verdict::send_back; });
   if (select("serve+swap")) {

@@ -29,8 +29,8 @@ class Frame {
  public:
   // Not made, copied, assigned or swapped outside the Queue: a copy could be kept or sent while the
   // Queue recycles the original (the frame lent twice), and a frame assigned into a TxBatch slot
-  // would be sent in the place of the pool frame the slot held (that one lost). Reorder a
-  // reader's span through pointers to its frames (docs/api.md, "Misuse and exceptions").
+  // would be sent in the place of the pool frame the slot held (that one lost). A reader's Frames
+  // hands out a new Frame each time one is read (docs/api.md, "Misuse and exceptions").
   Frame(Frame&&) = delete;
   Frame& operator=(Frame&&) = delete;
 
@@ -59,6 +59,7 @@ class Frame {
 
  private:
   friend class Queue;
+  friend class Frames;
   friend class TxBatch;
   friend class FrameRef;
   Frame() = default;
@@ -76,9 +77,10 @@ class Frame {
   // two apart rather than pair them through a vector register (two instructions more a frame).
   std::uint16_t headroom_ = 0;
   // Queue::keep took it: the Queue no longer recycles it, and keep() refuses it. False in every
-  // frame the Queue hands to a handler or reader: the batch that handed it out reads and clears
-  // it in one place, Queue::handed_to_ref (a take does not store it per frame). True in
-  // for_each_free_frame's pool frames.
+  // frame the Queue hands to a handler or reader: a handler's batch reads and clears it in one
+  // place, Queue::handed_to_ref (a take does not store it per frame); a reader's Frames builds a
+  // new Frame per read (the Queue's held marks say what was kept). True in for_each_free_frame's
+  // pool frames.
   bool kept_ = false;
   // headroom + capacity: the frame size, the same for every frame (a receive stores it as it is,
   // where a capacity would be a subtraction per frame).

@@ -3,7 +3,7 @@
 //   auto port = afxdp::Port::open("eth1");            // every rx queue, the redirect program
 //   afxdp::run_per_queue(port, [](afxdp::Queue& q, std::stop_token stop) {
 //     while (!stop.stop_requested())
-//       if (q.receive([](std::span<afxdp::Frame> frames) { /* count */ }) == 0) q.wait(100ms);
+//       if (q.receive([](afxdp::Frames frames) { /* count */ }) == 0) q.wait(100ms);
 //   });
 //
 // Open does, in this order: a UMEM per queue (or one shared), a socket per queue, the fill rings

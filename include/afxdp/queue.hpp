@@ -22,6 +22,7 @@
 #include <afxdp/frame.hpp>
 #include <afxdp/frame_ledger.hpp>
 #include <afxdp/frame_ref.hpp>
+#include <afxdp/frames.hpp>
 #include <afxdp/packet.hpp>
 #include <afxdp/queue_stats.hpp>
 #include <afxdp/rings/cache_line.hpp>
@@ -57,8 +58,6 @@ inline constexpr std::uint32_t default_batch = 64;
 template <class H>
 concept FrameHandler =
     std::invocable<H&, Frame&> && std::same_as<std::invoke_result_t<H&, Frame&>, Verdict>;
-template <class R>
-concept FrameReader = std::invocable<R&, std::span<Frame>>;
 template <class H>
 concept PacketHandler =
     std::invocable<H&, Packet&> && std::same_as<std::invoke_result_t<H&, Packet&>, Verdict>;
@@ -73,8 +72,8 @@ class Queue {
   Queue& operator=(const Queue&) = delete;
   ~Queue() = default;
 
-  // Take up to `max` received frames, hand them to reader(std::span<Frame>), then give them all
-  // back to the kernel (but those the reader kept). Returns how many frames the reader saw.
+  // Take up to `max` received frames, hand them to reader(Frames), then give them all back to
+  // the kernel (but those the reader kept). Returns how many frames the reader saw.
   template <FrameReader Reader>
   std::uint32_t receive(Reader&& reader, std::uint32_t max = default_batch);
 
@@ -122,6 +121,7 @@ class Queue {
   // this queue did not hand to the handler or reader, or one kept already (a FrameRef's frame
   // too), is refused: an empty FrameRef, counted in `refused`.
   FrameRef keep(Frame& frame) noexcept;
+  FrameRef keep(Frame&& frame) noexcept;  // a Frame just read: keep(frames[i])
   // Send a kept frame out of this queue (it must share the kept frame's UMEM); false, with the
   // FrameRef left as it was, when the tx ring is full or the UMEM is another.
   bool send(FrameRef&& frame) noexcept;
@@ -188,7 +188,6 @@ class Queue {
 
   // Every verb is the same steps: detail/queue_loops.hpp says them once, and each private member
   // says what it does where it is defined (the loops in detail/, the cold steps in src/queue*.cpp).
-
   // What a verb needs of the queue; `lacks_` holds what it has not. Checked once per call, before
   // any ring is touched: a verb without its ring would dereference null. While a handler or
   // reader runs, lacks_ also holds what the open batch uses: a nested receive or serve, or a send
@@ -215,8 +214,7 @@ class Queue {
   template <bool Unaligned>
   static bool take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame,
                       std::uint64_t& chunk) noexcept;
-  template <bool Unaligned>
-  std::uint32_t take_all(Frame* frames, std::uint64_t* chunks, std::uint64_t& bytes) noexcept;
+  RingWindow<const xdp_desc> take_checked(std::uint64_t& refused_bytes) noexcept;
   std::uint32_t reserve_tx(Queue& out, std::uint32_t n) noexcept;
   void end_rx(std::uint32_t n, std::uint32_t taken, std::uint64_t bytes) noexcept;
   void publish_tx(std::uint32_t reserved, std::uint32_t sent, std::uint64_t bytes) noexcept;
@@ -250,8 +248,9 @@ class Queue {
   void finish_serve_packets(std::uint32_t n, std::uint32_t released, const detail::ChainTake& t,
                             const detail::PacketTally& tally) noexcept;
 
-  // ---- A batch whose handler or reader threw (src/queue.cpp, queue_chains.cpp) ----
-  void recycle_unkept(std::uint32_t taken) noexcept;
+  // ---- A batch off the rule: kept, refused, thrown (src/queue.cpp, queue_chains.cpp) ----
+  void finish_receive(std::uint32_t n, const RingWindow<const xdp_desc>& taken,
+                      std::uint64_t refused_bytes) noexcept;
   void unwind_serve(Frame& thrown, std::uint32_t n, std::uint32_t i, std::uint32_t taken,
                     std::uint32_t sent, std::uint32_t dropped, detail::ServeBytes bytes) noexcept;
   void unwind_forward(Queue& out, Frame& thrown, std::uint32_t n, std::uint32_t i,
@@ -287,6 +286,8 @@ class Queue {
   std::uint32_t put_batch(const Frame* frames, std::uint32_t n, std::uint64_t& bytes) noexcept;
   std::uint32_t put_packed(const Frame* frames, std::uint32_t n, std::uint32_t i) noexcept;
   void abandon(FrameRef& frame) noexcept;
+  void end_held(std::uint64_t chunk) noexcept;
+  void clear_ended() noexcept;
 
   // The hot fields first.
   RxRing* rx_ = nullptr;
@@ -309,11 +310,16 @@ class Queue {
   std::uint32_t frames_count_ = 0;
   FramePool pool_;
   std::vector<std::uint8_t> on_tx_;  // a byte per frame: out on a tx ring (to_tx, completed)
+  // A byte per frame kept, until its FrameRef ends (end_held: inside a reader, at the batch's end).
+  std::vector<std::uint8_t> held_marks_;
+  std::vector<std::uint32_t> ended_;
+  bool receiving_ = false;
   detail::IdleWait idle_;
   // Frame starts a batch gives back. receive's and receive_packets' outlive the reader: nothing a
   // reader may call on this queue writes here.
   std::array<std::uint64_t, max_batch> chunks_{};
-  std::array<Frame, max_batch> frames_{};
+  std::array<Frame, max_batch> frames_{};       // receive_packets' fragments
+  std::array<xdp_desc, max_batch> admitted_{};  // a checked receive's, when one was refused
   std::array<Frame, max_batch> tx_frames_{};
   detail::QueueCounters counters_;
   FrameLedger ledger_;

@@ -109,32 +109,6 @@ inline bool Queue::take_as(const detail::FrameGeometry& g, const xdp_desc& desc,
   return take_as<Unaligned>(g, desc, frame, chunk);
 }
 
-// receive()'s one pass over the descriptors: every peeked descriptor that take_as() admits into
-// frames, its frame's start into chunks (what goes back on the fill ring); returns how many.
-// `bytes`: what the peeked descriptors carry, every one's length (a refused one's too).
-template <bool Unaligned>
-inline std::uint32_t Queue::take_all(Frame* frames, std::uint64_t* chunks,
-                                     std::uint64_t& bytes) noexcept {
-  const detail::FrameGeometry g = geo_;
-  Frame* next = frames;
-  std::uint64_t* next_chunk = chunks;
-  std::uint64_t sum = 0;
-  for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
-    // Four descriptors a turn: the loop's step, compare and branch once per four frames (1.8
-    // instructions a frame fewer; the body is the same).
-#pragma GCC unroll 4
-    for (const xdp_desc& desc : part) {
-      sum += desc.len;
-      if (take_as<Unaligned>(g, desc, *next, *next_chunk)) [[likely]] {
-        ++next;
-        ++next_chunk;
-      }
-    }
-  }
-  bytes = sum;
-  return static_cast<std::uint32_t>(next - frames);
-}
-
 // Room on out's tx ring for n frames (out may be this queue): what does not fit stays on rx,
 // counted, and tx is kicked so that it drains. Reserves what fits and returns it.
 inline std::uint32_t Queue::reserve_tx(Queue& out, std::uint32_t n) noexcept {
@@ -218,46 +192,50 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   require(frame_rx, "receive");
   const std::uint32_t n = begin_rx(max);
   if (n == 0) return 0;
-  Frame* const frames = frames_.data();
-  std::uint64_t* const chunks = chunks_.data();
-  std::uint64_t bytes = 0;
-  const std::uint32_t taken = geo_.unaligned ? take_all<true>(frames, chunks, bytes)
-                                             : take_all<false>(frames, chunks, bytes);
+  // The reader reads the peeked descriptors themselves; a checked build admits them first, and
+  // hands over a copy of those it admitted when it refused one.
+  RingWindow<const xdp_desc> taken = rx_->peeked();
+  std::uint64_t refused_bytes = 0;
+  if constexpr (detail::checks_kernel) taken = take_checked(refused_bytes);
   if constexpr (FrameLedger::enabled) {
-    for (std::uint32_t i = 0; i < taken; ++i) {
-      record(chunks[i], FramePlace::fill, FramePlace::application);
+    for (std::uint32_t i = 0; i < taken.size(); ++i) {
+      record(chunk_of(taken[i].addr), FramePlace::fill, FramePlace::application);
     }
   }
   const std::uint32_t keeps = keeps_;
   {
-    detail::OnUnwind unwind([&]() noexcept {
-      end_rx(n, taken, bytes);
-      recycle_unkept(taken);
-    });
-    const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // frames_ is the reader's
-    reader(std::span<Frame>(frames, taken));
+    detail::OnUnwind unwind([&]() noexcept { finish_receive(n, taken, refused_bytes); });
+    const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // rx peeked: no nested call
+    receiving_ = true;  // a FrameRef that ends now stays marked until finish_receive
+    reader(Frames(taken, geo_));
+    receiving_ = false;
     unwind.dismiss();
   }
-  end_rx(n, taken, bytes);
-  // Every frame back onto the fill ring at once, when none was refused or kept (the rule); else
-  // through the general path that skips kept frames and parks what does not fit.
-  if (taken == n && keeps_ == keeps && fill_->reserve(n) == n) [[likely]] {
-    const std::uint64_t* from = chunks;
-    for (const std::span<std::uint64_t> part : fill_->reserved().parts()) {
-      std::copy_n(from, part.size(), part.data());
-      from += part.size();
+  // Every frame back onto the fill ring at once, straight from rx, when none was refused or kept
+  // (the rule); else through the path that skips kept frames and parks what does not fit.
+  if (taken.size() == n && keeps_ == keeps && ended_.empty() && fill_->reserve(n) == n) [[likely]] {
+    const std::uint64_t mask = geo_.chunk_mask;
+    std::uint64_t bytes = 0;
+    RingCursor<std::uint64_t> fill(fill_->reserved());
+    for (const std::span<const xdp_desc> part : taken.parts()) {
+#pragma GCC unroll 4
+      for (const xdp_desc& desc : part) {
+        fill.put(desc.addr & mask);
+        bytes += desc.len;
+      }
     }
     if constexpr (FrameLedger::enabled) {
       for (std::uint32_t i = 0; i < n; ++i) {
-        record(chunks[i], FramePlace::application, FramePlace::fill);
+        record(chunk_of(taken[i].addr), FramePlace::application, FramePlace::fill);
       }
     }
     fill_->submit(n);
     fill_side_ += n;
+    end_rx(n, n, bytes);
     return n;
   }
-  recycle_unkept(taken);
-  return taken;
+  finish_receive(n, taken, refused_bytes);
+  return taken.size();
 }
 
 template <FrameHandler Handler>

@@ -35,7 +35,7 @@ __attribute__((noinline, used)) std::uint32_t afxdp_probe_forward(afxdp::Queue& 
 
 __attribute__((noinline, used)) std::uint32_t afxdp_probe_receive(afxdp::Queue& q,
                                                                   std::uint64_t& bytes) {
-  return q.receive([&](std::span<afxdp::Frame> frames) {
+  return q.receive([&](afxdp::Frames frames) {
     for (const afxdp::Frame& f : frames) bytes += f.size();
   });
 }

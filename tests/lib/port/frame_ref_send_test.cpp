@@ -16,6 +16,7 @@ namespace {
 
 using afxdp::Frame;
 using afxdp::FrameRef;
+using afxdp::Frames;
 using afxdp::Queue;
 using afxdp::testing::Loopback;
 using queue_test::expect_accounted;
@@ -30,8 +31,8 @@ std::vector<std::byte> packet(std::uint32_t sequence) {
 void receive_and_keep(Loopback& lb, Queue& q, std::uint32_t first, std::uint32_t n,
                       std::vector<FrameRef>& kept) {
   for (std::uint32_t i = 0; i < n; ++i) ASSERT_TRUE(lb.inject(0, packet(first + i)));
-  q.receive([&](std::span<Frame> frames) {
-    for (Frame& f : frames) kept.push_back(q.keep(f));
+  q.receive([&](Frames frames) {
+    for (Frame f : frames) kept.push_back(q.keep(f));
   });
 }
 
@@ -49,7 +50,7 @@ TEST(FrameRefSend, SendsEveryKeptFrameInOrderAsOneBatch) {
   const auto wire = lb.transmitted(0);
   ASSERT_EQ(wire.size(), 8U);
   for (std::uint32_t i = 0; i < 8; ++i) EXPECT_EQ(wire[i], packet(i));
-  q.receive([](std::span<Frame>) {});  // collects the completions
+  q.receive([](Frames) {});  // collects the completions
   EXPECT_EQ(q.stats().completed, 8U);
   EXPECT_EQ(q.account().tx, 0U);
   expect_accounted(q);
@@ -68,13 +69,13 @@ TEST(FrameRefSend, StopsWhereTheTxRingIsFullAndLeavesTheRestToSendLater) {
   EXPECT_EQ(q.account().held, 4U);
   expect_accounted(q);
   ASSERT_EQ(lb.transmitted(0).size(), 8U);
-  q.receive([](std::span<Frame>) {});  // collects the completions: room again
+  q.receive([](Frames) {});  // collects the completions: room again
   EXPECT_EQ(q.send(std::span<FrameRef>(kept).subspan(8)), 4U);
   q.flush();
   const auto wire = lb.transmitted(0);
   ASSERT_EQ(wire.size(), 4U);
   for (std::uint32_t i = 0; i < 4; ++i) EXPECT_EQ(wire[i], packet(8 + i));
-  q.receive([](std::span<Frame>) {});
+  q.receive([](Frames) {});
   EXPECT_EQ(q.account().held, 0U);
   EXPECT_EQ(q.account().tx, 0U);
   expect_accounted(q);
@@ -96,7 +97,7 @@ TEST(FrameRefSend, AnEmptyPacketIsRecycledAndCountedAndAnEmptyFrameRefSkipped) {
   ASSERT_EQ(wire.size(), 2U);  // never an empty descriptor
   EXPECT_EQ(wire[0], packet(0));
   EXPECT_EQ(wire[1], packet(2));
-  q.receive([](std::span<Frame>) {});
+  q.receive([](Frames) {});
   EXPECT_EQ(q.account().held, 0U);
   expect_accounted(q);
 }
@@ -121,7 +122,7 @@ TEST(FrameRefSend, FromInsideAServeHandlerSendsNothing) {
   EXPECT_EQ(q.send(std::span<FrameRef>(kept)), 2U);
   q.flush();
   EXPECT_EQ(lb.transmitted(0).size(), 2U);
-  q.receive([](std::span<Frame>) {});
+  q.receive([](Frames) {});
   expect_accounted(q);
 }
 

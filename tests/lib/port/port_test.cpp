@@ -117,7 +117,7 @@ TEST(PortOpen, ReceivesOnEveryQueueAndReleasesEverything) {
     for (int sent = 0; received < 100 && std::chrono::steady_clock::now() < deadline;) {
       if (sent < 100 && peer.send(frame.data(), frame.size())) ++sent;
       for (afxdp::Queue& q : port.queues()) {
-        q.receive([&](std::span<afxdp::Frame> frames) {
+        q.receive([&](afxdp::Frames frames) {
           for (const afxdp::Frame& f : frames) received += f.size() == frame.size();
         });
       }
@@ -138,7 +138,7 @@ TEST(PortOpen, WaitSleepsInPollForLessThanAMillisecond) {
   afxdp::Queue& q = port.queues()[0];
   bool slept = false;
   for (int attempt = 0; attempt < 10 && !slept; ++attempt) {
-    q.receive([](std::span<afxdp::Frame>) {});  // the peer's IPv6 chatter, if any, first
+    q.receive([](afxdp::Frames) {});  // the peer's IPv6 chatter, if any, first
     const std::uint64_t polls = q.stats().polls;
     if (!q.wait(std::chrono::microseconds(300))) {
       slept = true;
@@ -161,7 +161,7 @@ TEST(PortOpen, WaitWithBusyPollPollsTheDriverThenSleeps) {
   afxdp::Queue& q = port.queues()[0];
   bool slept = false;
   for (int attempt = 0; attempt < 10 && !slept; ++attempt) {
-    q.receive([](std::span<afxdp::Frame>) {});  // the peer's IPv6 chatter, if any, first
+    q.receive([](afxdp::Frames) {});  // the peer's IPv6 chatter, if any, first
     const afxdp::QueueStats before = q.stats();
     if (!q.wait(std::chrono::microseconds(300))) {
       slept = true;

@@ -11,6 +11,7 @@
 namespace {
 
 using afxdp::Frame;
+using afxdp::Frames;
 using afxdp::Packet;
 using afxdp::Queue;
 using afxdp::Verdict;
@@ -32,7 +33,7 @@ TEST(QueueBytes, ReceiveCountsWhatEachDescriptorCarries) {
   Loopback lb({.frames_per_queue = 64, .ring_size = 32});
   Queue& q = lb.port().queues()[0];
   const std::uint64_t sum = inject(lb, 0, {60, 100, 1500, 64});
-  EXPECT_EQ(q.receive([](std::span<Frame>) {}), 4U);
+  EXPECT_EQ(q.receive([](Frames) {}), 4U);
   EXPECT_EQ(q.stats().rx_bytes, sum);
   EXPECT_EQ(q.stats().tx_bytes, 0U);
 }
@@ -88,7 +89,7 @@ TEST(QueueBytes, TxBatchAndFrameRefSendsAreCounted) {
   // A kept frame sent later through its FrameRef.
   inject(lb, 0, {250});
   std::vector<afxdp::FrameRef> kept;
-  q.receive([&](std::span<Frame> frames) { kept.push_back(q.keep(frames[0])); });
+  q.receive([&](Frames frames) { kept.push_back(q.keep(frames[0])); });
   ASSERT_EQ(kept.size(), 1U);
   EXPECT_TRUE(q.send(std::move(kept[0])));
   EXPECT_EQ(q.stats().tx_bytes, 303U + 250U);

@@ -20,6 +20,7 @@
 namespace {
 
 using afxdp::Frame;
+using afxdp::Frames;
 using afxdp::Packet;
 using afxdp::Queue;
 using afxdp::Verdict;
@@ -39,7 +40,7 @@ using queue_test::expect_accounted;
 TEST(QueueMisuse, AVerbTheQueueHasNoRingForThrowsLogicError) {
   Loopback send_only({.frames_per_queue = 64, .ring_size = 32, .receive = false});
   Queue& s = send_only.port().queues()[0];
-  EXPECT_THROW(s.receive([](std::span<Frame>) {}), std::logic_error);
+  EXPECT_THROW(s.receive([](Frames) {}), std::logic_error);
   EXPECT_THROW(s.receive_packets([](std::span<Packet>) {}), std::logic_error);
   EXPECT_THROW(s.serve([](Frame&) { return Verdict::send_back; }), std::logic_error);
   Loopback receive_only({.queues = 2, .frames_per_queue = 64, .ring_size = 32, .transmit = false});
@@ -54,7 +55,7 @@ TEST(QueueMisuse, AVerbTheQueueHasNoRingForThrowsLogicError) {
                std::logic_error);
   // Nothing was taken: the frame is still there for receive().
   std::uint32_t seen = 0;
-  r.receive([&](std::span<Frame> f) { seen += static_cast<std::uint32_t>(f.size()); });
+  r.receive([&](Frames f) { seen += static_cast<std::uint32_t>(f.size()); });
   EXPECT_EQ(seen, 1U);
   expect_accounted(r);
 }
@@ -71,7 +72,7 @@ TEST(QueueMisuse, TheFrameApiOnAMultiBufferQueueThrowsLogicError) {
   Queue& q = lb.port().queues()[0];
   ASSERT_TRUE(lb.inject(0, packet(1, 5000)));
   EXPECT_THROW(q.serve([](Frame&) { return Verdict::send_back; }), std::logic_error);
-  EXPECT_THROW_WITH(q.receive([](std::span<Frame>) {}), std::logic_error, "receive_packets");
+  EXPECT_THROW_WITH(q.receive([](Frames) {}), std::logic_error, "receive_packets");
   EXPECT_THROW(q.forward(lb.port().queues()[1], [](Frame&) { return Verdict::send; }),
                std::logic_error);
   EXPECT_TRUE(lb.transmitted(0).empty());
@@ -309,8 +310,8 @@ TEST(QueueMisuse, ASendBackNestedInAnotherQueuesForwardLeavesItsTxSlotsAlone) {
   ASSERT_EQ(wire.size(), 3U);
   for (std::uint32_t i = 0; i < 3; ++i) EXPECT_EQ(wire[i], packet(i)) << i;
   EXPECT_EQ(b.stats().dropped, 1U);
-  b.receive([](std::span<Frame>) {});  // collects the completions
-  a.receive([](std::span<Frame>) {});
+  b.receive([](Frames) {});  // collects the completions
+  a.receive([](Frames) {});
   expect_accounted(a);
   expect_accounted(b);
 }
@@ -494,7 +495,7 @@ TEST(QueueMisuse, AThrowingReaderUnwindsAndTheQueueGoesOn) {
   const int thrown = offer_all(
       lb, 0,
       [&] {
-        q.receive([&](std::span<Frame> frames) {
+        q.receive([&](Frames frames) {
           for (const Frame& f : frames) ++handed[sequence_of(f.data())];
           for (const Frame& f : frames) {
             if (f.size() < 14) throw ParseError();
@@ -538,7 +539,7 @@ TEST(QueueMisuse, ANestedCallInsideAHandlerThrowsAndTheQueueGoesOn) {
   Queue& q = lb.port().queues()[0];
   for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
   EXPECT_THROW(q.serve([&](Frame&) {
-    q.receive([](std::span<Frame>) {});
+    q.receive([](Frames) {});
     return Verdict::send_back;
   }),
                std::logic_error);

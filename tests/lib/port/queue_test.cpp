@@ -18,6 +18,7 @@
 namespace {
 
 using afxdp::Frame;
+using afxdp::Frames;
 using afxdp::Queue;
 using afxdp::Verdict;
 using afxdp::testing::Loopback;
@@ -82,7 +83,7 @@ TEST(Queue, RxFullIsCountedWhereTheKernelCountsIt) {
   EXPECT_EQ(accepted, 8U);
   EXPECT_EQ(lb.statistics(0).rx_ring_full, 4U);
   std::uint32_t seen = 0;
-  q.receive([&](std::span<Frame> frames) { seen += static_cast<std::uint32_t>(frames.size()); });
+  q.receive([&](Frames frames) { seen += static_cast<std::uint32_t>(frames.size()); });
   EXPECT_EQ(seen, 8U);
   expect_accounted(q);
   EXPECT_EQ(q.stats().kernel.rx_ring_full, 4U);
@@ -95,12 +96,12 @@ TEST(Queue, RxPublishedBeforeTheFillConsumerMovesLosesNoFrame) {
   Queue& q = lb.port().queues()[0];
   lb.hold_fill_consumer(true);
   for (std::uint32_t i = 0; i < 16; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
-  EXPECT_EQ(q.receive([](std::span<Frame>) {}), 16U);
+  EXPECT_EQ(q.receive([](Frames) {}), 16U);
   expect_accounted(q);
   EXPECT_EQ(q.account().free, 16U);        // no room on fill yet: none lost, none lent twice
   EXPECT_FALSE(lb.inject(0, packet(99)));  // the kernel sees an empty fill ring
   lb.hold_fill_consumer(false);
-  EXPECT_EQ(q.receive([](std::span<Frame>) {}), 0U);  // an idle turn tops the fill ring up
+  EXPECT_EQ(q.receive([](Frames) {}), 0U);  // an idle turn tops the fill ring up
   expect_accounted(q);
   EXPECT_EQ(q.account().fill, 16U);
   for (std::uint32_t i = 0; i < 16; ++i) EXPECT_TRUE(lb.inject(0, packet(i)));
@@ -247,7 +248,7 @@ TEST(Queue, AForwardedOddFrameCompletedOneLowerGoesHomeAsItsFrameStart) {
     ASSERT_TRUE(lb.inject_completion(1, start % 2 == 1 ? start - 1 : start));
   }
   ASSERT_NE(odd, 0U);
-  out.receive([](std::span<Frame>) {});  // collects the completions
+  out.receive([](Frames) {});  // collects the completions
   EXPECT_EQ(out.stats().completed, 4U);
   EXPECT_EQ(out.stats().refused, 0U);
   EXPECT_EQ(in.account().tx, 0U);
@@ -265,7 +266,7 @@ TEST(Queue, ForwardWithoutASharedUmemCopiesAndLosesNothing) {
   const auto wire = lb.transmitted(1);
   ASSERT_EQ(wire.size(), 20U);
   for (std::uint32_t i = 0; i < 20; ++i) EXPECT_EQ(wire[i], packet(i));
-  out.receive([](std::span<Frame>) {});  // collects the completions
+  out.receive([](Frames) {});  // collects the completions
   expect_accounted(in);
   expect_accounted(out);
   EXPECT_EQ(out.account().tx, 0U);
@@ -292,7 +293,7 @@ TEST(Queue, AnAbandonedFrameRefIsCountedAndItsFrameReturned) {
   const auto wire = lb.transmitted(0);
   ASSERT_EQ(wire.size(), 1U);
   EXPECT_EQ(wire[0], packet(1));
-  q.receive([](std::span<Frame>) {});
+  q.receive([](Frames) {});
   expect_accounted(q);
   EXPECT_EQ(q.account().tx, 0U);
 }
@@ -447,7 +448,7 @@ TEST(Queue, TheRxOffsetIsThePacketHeadroomPlusTheUmemHeadroom) {
   Loopback lb({.frames_per_queue = 16, .ring_size = 16, .headroom = 128});
   Queue& q = lb.port().queues()[0];
   ASSERT_TRUE(lb.inject(0, packet(7)));
-  q.receive([](std::span<Frame> frames) {
+  q.receive([](Frames frames) {
     ASSERT_EQ(frames.size(), 1U);
     EXPECT_EQ(frames[0].headroom(), 256U + 128U);
     EXPECT_EQ(frames[0].address() % 4096, 256U + 128U);
@@ -477,10 +478,10 @@ TEST(Queue, AReceivedFrameHasItsBytesPlaceAndRoomInBothUmemModes) {
       for (std::uint32_t i = 0; i < 6; ++i)
         ASSERT_TRUE(lb.inject(1, packet(round * 8 + i, 60 + i)));
       std::uint32_t seen = 0;
-      q.receive([&](std::span<Frame> frames) {
+      q.receive([&](Frames frames) {
         ASSERT_EQ(frames.size(), 6U);
         for (std::uint32_t i = 0; i < 6; ++i) {
-          Frame& f = frames[i];
+          Frame f = frames[i];
           const std::uint64_t start =
               unaligned ? f.address() & XSK_UNALIGNED_BUF_ADDR_MASK : f.address() / 4096 * 4096;
           const std::uint64_t offset =
@@ -519,8 +520,7 @@ TEST(Queue, AFrameKeptInOneReceiveLeavesNextBatchsFramesToBeRecycled) {
   std::vector<afxdp::FrameRef> kept;
   for (std::uint32_t round = 0; round < 2; ++round) {
     for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(round * 4 + i)));
-    EXPECT_EQ(q.receive([&](std::span<Frame> frames) { kept.push_back(q.keep(frames[round])); }),
-              4U);
+    EXPECT_EQ(q.receive([&](Frames frames) { kept.push_back(q.keep(frames[round])); }), 4U);
     expect_accounted(q);
     EXPECT_EQ(q.account().held, round + 1);
   }
@@ -529,18 +529,18 @@ TEST(Queue, AFrameKeptInOneReceiveLeavesNextBatchsFramesToBeRecycled) {
   EXPECT_EQ(q.account().held, 0U);
 }
 
-// The span is the reader's to reorder, through pointers (a Frame cannot be moved): the one it
-// keeps is the one the pointer names, and no other.
-TEST(Queue, AReaderThatReordersItsFramesBeforeKeepingOneGetsThatOneAndNoOther) {
+// A reader reads its Frames in any order: the one it keeps is the one it read, and no other.
+TEST(Queue, AReaderThatReadsItsFramesOutOfOrderKeepsTheOneItReadAndNoOther) {
   Loopback lb({.frames_per_queue = 16, .ring_size = 8});
   Queue& q = lb.port().queues()[0];
   for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
   afxdp::FrameRef kept;
-  EXPECT_EQ(q.receive([&](std::span<Frame> frames) {
-    std::vector<Frame*> order;
-    for (Frame& f : frames) order.push_back(&f);
-    std::reverse(order.begin(), order.end());
-    kept = q.keep(*order[0]);  // the last received
+  EXPECT_EQ(q.receive([&](Frames frames) {
+    for (std::uint32_t i = frames.size(); i-- > 0;) {
+      const Frame f = frames[i];
+      EXPECT_EQ(std::vector<std::byte>(f.data().begin(), f.data().end()), packet(i));
+    }
+    kept = q.keep(frames[3]);  // the last received, read last
   }),
             4U);
   expect_accounted(q);
@@ -551,7 +551,7 @@ TEST(Queue, AReaderThatReordersItsFramesBeforeKeepingOneGetsThatOneAndNoOther) {
   const std::uint64_t held = kept.frame().address() / 4096;
   for (std::uint32_t round = 0; round < 4; ++round) {  // every fill ring frame received again
     for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(10 + i)));
-    q.receive([&](std::span<Frame> frames) {
+    q.receive([&](Frames frames) {
       for (const Frame& f : frames) EXPECT_NE(f.address() / 4096, held) << "lent twice";
     });
   }
@@ -561,36 +561,61 @@ TEST(Queue, AReaderThatReordersItsFramesBeforeKeepingOneGetsThatOneAndNoOther) {
   EXPECT_EQ(q.account().held, 0U);
 }
 
-// Frame is trivially copyable, so a reader can move frames' bytes around its span with memcpy
-// (defined behaviour). Slot i then no longer holds the frame made from the i-th descriptor: the
-// Queue must still give back exactly the frames not kept.
-TEST(Queue, AReaderThatPermutesItsFramesWithMemcpyLosesNoFrameAndLendsNoneTwice) {
+// A reader's Frames builds a new Frame each time one is read: keeping the same frame through a
+// second read is refused, also after the first FrameRef was sent inside the reader (the frame is
+// then on tx, and the batch must not recycle it too).
+TEST(Queue, AFrameKeptAndSentInsideTheReaderIsNeitherKeptAgainNorRecycled) {
   Loopback lb({.frames_per_queue = 16, .ring_size = 8});
   Queue& q = lb.port().queues()[0];
   for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
-  afxdp::FrameRef kept;
-  EXPECT_EQ(q.receive([&](std::span<Frame> frames) {
-    alignas(Frame) unsigned char spare[sizeof(Frame)];
-    std::memcpy(spare, &frames[0], sizeof(Frame));
-    std::memcpy(static_cast<void*>(&frames[0]), &frames[3], sizeof(Frame));
-    std::memcpy(static_cast<void*>(&frames[3]), spare, sizeof(Frame));
-    kept = q.keep(frames[0]);  // the last received, now in slot 0
+  afxdp::FrameRef again;
+  EXPECT_EQ(q.receive([&](Frames frames) {
+    afxdp::FrameRef kept = q.keep(frames[1]);
+    ASSERT_TRUE(kept);
+    EXPECT_FALSE(q.keep(frames[1])) << "kept twice while held";
+    EXPECT_TRUE(q.send(std::move(kept)));
+    again = q.keep(frames[1]);
   }),
             4U);
+  EXPECT_FALSE(again) << "kept again after its FrameRef was sent: lent twice";
+  EXPECT_EQ(q.stats().refused, 2U);
   expect_accounted(q);
+  EXPECT_EQ(q.account().tx, 1U);
+  q.flush();
+  const auto wire = lb.transmitted(0);
+  ASSERT_EQ(wire.size(), 1U);
+  EXPECT_EQ(wire[0], packet(1));
+}
+
+// A FrameRef of an earlier batch that ends inside a reader is unmarked once that batch ends: its
+// frame, received again later, is kept and given back like any other (none lost, none refused).
+TEST(Queue, AFrameRefEndedInsideALaterReaderLeavesItsFrameFreeToKeepAgain) {
+  Loopback lb({.frames_per_queue = 16, .ring_size = 8});
+  Queue& q = lb.port().queues()[0];
+  ASSERT_TRUE(lb.inject(0, packet(0)));
+  afxdp::FrameRef kept;
+  q.receive([&](Frames frames) { kept = q.keep(frames[0]); });
   ASSERT_TRUE(kept);
-  EXPECT_EQ(std::vector<std::byte>(kept.frame().data().begin(), kept.frame().data().end()),
-            packet(3));
-  const std::uint64_t held = kept.frame().address() / 4096;
-  for (std::uint32_t round = 0; round < 4; ++round) {  // every fill ring frame received again
-    for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(10 + i)));
-    q.receive([&](std::span<Frame> frames) {
-      for (const Frame& f : frames) EXPECT_NE(f.address() / 4096, held) << "lent twice";
-    });
-  }
-  q.recycle(std::move(kept));
+  const std::uint64_t address = kept.frame().address();
+  ASSERT_TRUE(lb.inject(0, packet(1)));
+  q.receive([&](Frames) { q.recycle(std::move(kept)); });
   expect_accounted(q);
-  EXPECT_EQ(q.account().held, 0U);
+  bool seen = false;
+  for (std::uint32_t round = 0; round < 8; ++round) {  // every frame goes round again
+    for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(10 + i)));
+    std::vector<afxdp::FrameRef> refs;
+    q.receive([&](Frames frames) {
+      for (Frame f : frames) {
+        seen |= f.address() == address;
+        refs.push_back(q.keep(f));
+        EXPECT_TRUE(refs.back()) << "a frame received again is refused";
+      }
+    });
+    for (afxdp::FrameRef& ref : refs) q.recycle(std::move(ref));
+    expect_accounted(q);
+  }
+  EXPECT_TRUE(seen) << "the recycled frame never came round";
+  EXPECT_EQ(q.stats().refused, 0U);
 }
 
 // A Frame is not the application's to make, copy, assign or swap. A copy kept while the Queue
@@ -611,7 +636,7 @@ TEST(Queue, KeepRefusesAFrameKeptAlreadyAndAFrameRefsFrame) {
   for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
   afxdp::FrameRef kept;
   afxdp::FrameRef twice;
-  EXPECT_EQ(q.receive([&](std::span<Frame> frames) {
+  EXPECT_EQ(q.receive([&](Frames frames) {
     kept = q.keep(frames[2]);
     twice = q.keep(frames[2]);
   }),
@@ -647,7 +672,7 @@ TEST(Queue, KeepRefusesATxBatchFrameAPoolFrameAndAnotherQueuesFrame) {
   EXPECT_TRUE(tried);
   EXPECT_FALSE(ref) << "a pool frame kept";
   ASSERT_TRUE(lb.inject(0, packet(7)));
-  EXPECT_EQ(q.receive([&](std::span<Frame> frames) { ref = other.keep(frames[0]); }), 1U);
+  EXPECT_EQ(q.receive([&](Frames frames) { ref = other.keep(frames[0]); }), 1U);
   EXPECT_FALSE(ref) << "another queue's frame kept";
   EXPECT_EQ(q.stats().refused + other.stats().refused, 3U);
   expect_accounted(q);

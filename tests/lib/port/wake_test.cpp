@@ -52,7 +52,7 @@ TEST(QueueWake, AHandledSignalDuringWaitIsNotAnError) {
   const HandledSignal handled;
   std::atomic<bool> waiting{false};
   std::thread waiter([&] {
-    q.receive([](std::span<afxdp::Frame>) {});  // the peer's IPv6 chatter, if any
+    q.receive([](afxdp::Frames) {});  // the peer's IPv6 chatter, if any
     waiting = true;
     (void)q.wait(std::chrono::seconds(5));
   });
@@ -78,7 +78,7 @@ TEST(QueueWake, AHandledSignalOnAQueueThreadDoesNotFailTheRun) {
         thread = ::pthread_self();
         started = true;
         while (!stop.stop_requested()) {
-          if (q.receive([](std::span<afxdp::Frame>) {}) == 0) (void)q.wait(std::chrono::seconds(1));
+          if (q.receive([](afxdp::Frames) {}) == 0) (void)q.wait(std::chrono::seconds(1));
         }
       },
       afxdp::RunConfig{.stop_on_signals = false,
@@ -103,7 +103,7 @@ TEST(QueueWake, AnInterfaceDeletedUnderWaitIsTheQueuesErrorNamingIt) {
   afxdp::lab::run({"ip", "link", "del", veth.a()});
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (q.error() == 0 && std::chrono::steady_clock::now() < deadline) {
-    q.receive([](std::span<afxdp::Frame>) {});
+    q.receive([](afxdp::Frames) {});
     (void)q.wait(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(q.error(), ENXIO);  // what Linux 6.18 says: the socket is no longer bound
@@ -146,7 +146,7 @@ TEST(QueueWake, AnUnlimitedWaitEndsWhenTheInterfaceIsDeleted) {
   unlimited_wait_ends(veth.a(), [&] {
     // Until it has failed: frames that came before the deletion (IPv6 chatter) end a wait too.
     while (q.error() == 0) {
-      q.receive([](std::span<afxdp::Frame>) {});
+      q.receive([](afxdp::Frames) {});
       (void)q.wait(std::chrono::nanoseconds(-1));
     }
   });
@@ -159,13 +159,13 @@ TEST(QueueWake, AnUnlimitedWaitAnyEndsWhenTheInterfaceIsDeleted) {
   Port port = Port::open(veth.b(), {.frames_per_queue = 256, .ring_size = 128});
   std::vector<Queue*> queues;
   for (Queue& q : port.queues()) {
-    q.receive([](std::span<afxdp::Frame>) {});
+    q.receive([](afxdp::Frames) {});
     queues.push_back(&q);
   }
   unlimited_wait_ends(veth.a(), [&] {
     // Until a queue has failed: frames that came before the deletion end a wait too.
     while (queues[0]->error() == 0 && queues[1]->error() == 0) {
-      for (Queue* q : queues) q->receive([](std::span<afxdp::Frame>) {});
+      for (Queue* q : queues) q->receive([](afxdp::Frames) {});
       (void)afxdp::wait_any(queues, std::chrono::nanoseconds(-1));
     }
   });

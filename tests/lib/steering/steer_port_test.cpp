@@ -152,7 +152,7 @@ TEST_P(SteerUnderTraffic, NoFrameLostOrMisdirected) {
       const auto* bytes = reinterpret_cast<const std::uint8_t*>(f.data().data());
       if (ours(bytes, f.size(), flow, seq)) ++flows.at(flow).at_socket.at(seq);
     };
-    const auto count = [&](std::span<afxdp::Frame> frames) {
+    const auto count = [&](afxdp::Frames frames) {
       for (const afxdp::Frame& f : frames) count_frame(f);
     };
     // A multi-buffer queue hands out whole packets (here each one frame), never bare frames.

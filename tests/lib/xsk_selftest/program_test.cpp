@@ -197,7 +197,7 @@ TEST_P(Conformance, XDP_METADATA_COPY_through_Port) {
   for (std::uint32_t sent = 0;
        seen.size() < count && std::chrono::steady_clock::now() < deadline;) {
     if (sent < count && peer.send(frame.data(), frame.size())) ++sent;
-    port.queues()[0].receive([&](std::span<Frame> frames) {
+    port.queues()[0].receive([&](Frames frames) {
       for (const Frame& f : frames) {
         const auto meta = f.metadata(sizeof(::conformance_meta));
         ASSERT_EQ(meta.size(), sizeof(::conformance_meta));

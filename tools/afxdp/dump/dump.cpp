@@ -33,7 +33,7 @@ namespace {
 std::string capture(std::span<Queue> queues, PcapWriter& writer, const DumpOptions& o,
                     const SignalStop& signals) {
   const auto full = [&] { return o.count != 0 && writer.frames() >= o.count; };
-  const auto write_frames = [&](std::span<Frame> frames) {
+  const auto write_frames = [&](Frames frames) {
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);  // arrival time, as close as user space sees it
     for (const Frame& f : frames) {

@@ -83,7 +83,7 @@ class XskLink {
   }
 
   std::uint32_t receive(ProbeBook& book) {
-    return queue_.receive([&](std::span<Frame> frames) {
+    return queue_.receive([&](Frames frames) {
       const std::uint64_t now = monotonic_ns();
       for (const Frame& f : frames) {
         const std::span<const std::byte> bytes = f.data();

@@ -10,7 +10,7 @@ void rxdrop_loop(Queue& q, const std::stop_token& stop, const QueueContext& c) {
   while (!stop.stop_requested()) {
     const std::uint32_t claimed = c.budget.claim(c.options.batch);
     if (claimed == 0) return;  // -C reached
-    const std::uint32_t n = q.receive([](std::span<Frame>) {}, claimed);
+    const std::uint32_t n = q.receive([](Frames) {}, claimed);
     c.budget.refund(claimed - n);
     if (n == 0) q.wait(c.idle_timeout);
   }
