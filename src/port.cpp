@@ -5,6 +5,7 @@
 #include <afxdp/xsk/privilege.hpp>
 
 #include "frame_owners.hpp"
+#include "port_config.hpp"
 #include "port_state.hpp"
 #include "socket_kernel.hpp"
 #include "steer_tables.hpp"
@@ -19,29 +20,6 @@
 
 namespace afxdp {
 namespace {
-
-UmemConfig umem_config(const PortConfig& c, std::uint32_t queues) {
-  return {.frame_count = c.frames_per_queue * queues,
-          .frame_size = c.frame_size,
-          .headroom = c.headroom,
-          .fill_size = c.fill_size != 0 ? c.fill_size : c.ring_size,
-          .completion_size = c.ring_size,
-          .unaligned_chunks = c.unaligned_chunks,
-          .hugepages = c.unaligned_chunks};
-}
-
-SocketConfig socket_config(const PortConfig& c, const std::string& interface, std::uint32_t queue) {
-  return {.interface = interface,
-          .queue = queue,
-          .mode = c.bind,
-          .need_wakeup = c.need_wakeup,
-          .multi_buffer = c.multi_buffer,
-          .rx_size = c.receive ? c.ring_size : 0,
-          .tx_size = c.transmit ? c.ring_size : 0,
-          .busy_poll = c.busy_poll,
-          .busy_poll_usecs = c.busy_poll_usecs,
-          .busy_poll_budget = c.busy_poll_budget};
-}
 
 // Linux 6.17+ (XDP_MAX_TX_SKB_BUDGET): how many descriptors one copy-mode sendto() turns into
 // skbs, 32 before. Half the tx ring is the most the kernel takes; older kernels refuse the
@@ -70,12 +48,12 @@ void bind_sockets(Port::State& s, const std::vector<std::string>& interfaces,
                   const std::vector<std::uint32_t>& queues, bool shared) {
   const PortConfig& c = s.config;
   const auto total = static_cast<std::uint32_t>(interfaces.size() * queues.size());
-  if (shared) s.umems.push_back(std::make_unique<Umem>(umem_config(c, total)));
+  if (shared) s.umems.push_back(std::make_unique<Umem>(detail::umem_config(c, total)));
   for (const std::string& interface : interfaces) {
     for (const std::uint32_t q : queues) {
-      if (!shared) s.umems.push_back(std::make_unique<Umem>(umem_config(c, 1)));
+      if (!shared) s.umems.push_back(std::make_unique<Umem>(detail::umem_config(c, 1)));
       s.sockets.push_back(
-          std::make_unique<Socket>(*s.umems.back(), socket_config(c, interface, q)));
+          std::make_unique<Socket>(*s.umems.back(), detail::socket_config(c, interface, q)));
     }
   }
 }
@@ -196,13 +174,19 @@ std::string lacking(int error, std::uint64_t umem_bytes) {
   throw std::system_error(e.code(), what + ", lacking " + missing);
 }
 
-Port open_on(const std::vector<std::string>& interfaces, const PortConfig& config) {
+// validated(config), its refusal naming the interface (the first of a pair).
+ValidatedPortConfig validated_on(std::string_view interface, const PortConfig& config) {
+  try {
+    return validated(config);
+  } catch (const ConfigError& e) {
+    throw ConfigError(e.field(), e.rule(), std::string(interface));
+  }
+}
+
+// `validated` was checked by validated(): nothing here checks it again.
+Port open_on(const std::vector<std::string>& interfaces, const ValidatedPortConfig& validated) {
+  const PortConfig& config = *validated;
   for (const std::string& interface : interfaces) {
-    try {
-      validate(config);
-    } catch (const ConfigError& e) {
-      throw ConfigError(e.field(), e.rule(), interface);
-    }
     interface_index(interface);  // "interface X does not exist"
   }
   const std::vector<std::uint32_t> queues = queue_list(interfaces.front(), config);
@@ -226,26 +210,6 @@ Port open_on(const std::vector<std::string>& interfaces, const PortConfig& confi
   return Port::from_state(std::move(state));
 }
 
-// Two sockets on one queue id would bind once and fail, or (shared UMEM) share a fill ring that
-// only one of them fills.
-void require_distinct(const std::vector<std::uint32_t>& queues) {
-  for (auto q = queues.begin(); q != queues.end(); ++q) {
-    if (std::find(queues.begin(), q, *q) != q) {
-      throw ConfigError("queues", std::to_string(*q) + " appears twice");
-    }
-  }
-}
-
-// The PortConfig field the caller set that became a UmemConfig or SocketConfig field: a message
-// names what the caller can change.
-std::string port_field(const std::string& field, const PortConfig& c) {
-  if (field == "fill_size") return c.fill_size != 0 ? "fill_size" : "ring_size";
-  if (field == "completion_size" || field == "rx_size" || field == "tx_size") return "ring_size";
-  if (field == "frame_count") return "frames_per_queue";
-  if (field == "frame_count * frame_size") return "frames_per_queue * frame_size";
-  return field;  // the same name in both
-}
-
 }  // namespace
 
 void check_queues(std::string_view interface_view, std::span<const std::uint32_t> queues) {
@@ -261,40 +225,26 @@ void check_queues(std::string_view interface_view, std::span<const std::uint32_t
   }
 }
 
-void validate(const PortConfig& c) {
-  if (c.frames_per_queue == 0) throw ConfigError("frames_per_queue", "must be at least 1");
-  if (!c.receive && !c.transmit) {
-    throw ConfigError("receive, transmit", "a port must do at least one");
-  }
-  if (c.spin_before_sleep < std::chrono::nanoseconds(0) ||
-      c.spin_before_sleep > std::chrono::seconds(1)) {
-    throw ConfigError("spin_before_sleep", "must be from 0 to 1 s");
-  }
-  require_distinct(c.queues);
-  try {
-    validate(umem_config(c, 1));
-    validate(socket_config(c, "port", 0));
-  } catch (const ConfigError& e) {
-    throw ConfigError(port_field(e.field(), c), e.rule());
-  }
-  // The embedded program's fallback: an own program has its own policy and never saw this.
-  if (c.program.object != nullptr && c.unbound_queues != PortConfig{}.unbound_queues) {
-    throw ConfigError(
-        "unbound_queues",
-        "the embedded redirect program's fallback: an own program decides for itself");
-  }
-  if (!c.steer.empty() && (c.program.object != nullptr || !c.receive)) {
-    throw ConfigError("steer", "needs the embedded redirect program (receive on, no own program)");
-  }
+ValidatedPortConfig validated(const PortConfig& config) {
+  validate(config);
+  return ValidatedPortConfig(config);
 }
 
 Port Port::open(std::string_view interface, const PortConfig& config) {
+  return open(interface, validated_on(interface, config));
+}
+
+Port Port::open(std::string_view interface, const ValidatedPortConfig& config) {
   return open_on({std::string(interface)}, config);
 }
 
 Port Port::open_pair(std::string_view a, std::string_view b, const PortConfig& config) {
+  return open_pair(a, b, validated_on(a, config));
+}
+
+Port Port::open_pair(std::string_view a, std::string_view b, const ValidatedPortConfig& config) {
   if (a == b) throw std::invalid_argument("open_pair: a and b are the same interface");
-  if (config.program.object != nullptr) {
+  if (config->program.object != nullptr) {
     throw std::invalid_argument("program: open_pair runs the redirect program on both interfaces");
   }
   return open_on({std::string(a), std::string(b)}, config);

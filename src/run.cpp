@@ -88,8 +88,8 @@ void throw_first_failure(std::span<Queue> queues, const std::vector<std::excepti
   }
 }
 
+// From a config validated() accepted: not checked again.
 std::vector<unsigned> cpus_for(const RunConfig& config) {
-  validate(config);
   if (!config.cpus.empty()) return config.cpus;
   const std::vector<unsigned> usable = usable_cpus();
   return usable.empty() ? std::vector<unsigned>{0} : usable;
@@ -106,6 +106,11 @@ void validate(const RunConfig& config) {
                                     " is not usable (not in this process's affinity mask)");
     }
   }
+}
+
+ValidatedRunConfig validated(const RunConfig& config) {
+  validate(config);
+  return ValidatedRunConfig(config);
 }
 
 SignalStop::SignalStop(Delivery delivery) : SignalStop(delivery, nullptr) {}
@@ -200,7 +205,9 @@ bool pin_to_cpu(unsigned cpu) noexcept {
 
 namespace detail {
 
-void run_queues(std::span<Queue> queues, const QueueCall& body, const RunConfig& config) {
+void run_queues(std::span<Queue> queues, const QueueCall& body,
+                const ValidatedRunConfig& validated) {
+  const RunConfig& config = *validated;
   const std::vector<unsigned> cpus = cpus_for(config);
   std::optional<SignalStop> signals;
   if (config.stop_on_signals) signals.emplace();

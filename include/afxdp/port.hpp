@@ -82,6 +82,31 @@ struct PortConfig {
 // kernel.
 void validate(const PortConfig& config);
 
+// A PortConfig that validate() has accepted, and can no longer change: only validated() makes
+// one, so Port::open takes it without checking again. For a caller that checks early, to say a
+// refusal in its own words before anything is set up (the tool, while parsing its options):
+//
+//   const afxdp::ValidatedPortConfig config = afxdp::validated(wanted);  // a ConfigError here
+//   auto port = afxdp::Port::open("eth1", config);                         // not checked again
+class ValidatedPortConfig {
+ public:
+  // Copies only (a move copies too): a moved-from PortConfig is not the one validate() accepted.
+  ValidatedPortConfig(const ValidatedPortConfig&) = default;
+  ValidatedPortConfig& operator=(const ValidatedPortConfig&) = default;
+  ~ValidatedPortConfig() = default;
+
+  const PortConfig& operator*() const noexcept { return config_; }
+  const PortConfig* operator->() const noexcept { return &config_; }
+
+ private:
+  explicit ValidatedPortConfig(const PortConfig& config) : config_(config) {}
+  friend ValidatedPortConfig validated(const PortConfig& config);
+  PortConfig config_;
+};
+
+// validate(config), then the config as accepted; throws afxdp::ConfigError as validate does.
+[[nodiscard]] ValidatedPortConfig validated(const PortConfig& config);
+
 // Throws what Port::open would for a missing interface or an rx queue it does not have, without
 // opening anything (to refuse bad input before doing anything else).
 void check_queues(std::string_view interface, std::span<const std::uint32_t> queues);
@@ -90,10 +115,13 @@ class Port {
  public:
   // Throws afxdp::ConfigError (a std::invalid_argument) or std::system_error naming the
   // interface, the queue and the field; nothing is left attached and no fd open when it does.
+  // A PortConfig is validated once (validated()); a ValidatedPortConfig is not checked again.
   static Port open(std::string_view interface, const PortConfig& config = {});
+  static Port open(std::string_view interface, const ValidatedPortConfig& config);
   // Two interfaces on one UMEM, the same queues on both: queues() holds a's, then b's. Frames
   // forwarded between them (Queue::forward) are never copied.
   static Port open_pair(std::string_view a, std::string_view b, const PortConfig& config = {});
+  static Port open_pair(std::string_view a, std::string_view b, const ValidatedPortConfig& config);
 
   Port(Port&&) noexcept;
   Port& operator=(Port&&) noexcept;

@@ -37,8 +37,31 @@ struct RunConfig {
 };
 
 // Throws afxdp::ConfigError("cpus", ...) for a CPU this process may not run on (its affinity
-// mask): run_per_queue checks it first; a caller checks before it opens the port.
+// mask): run_per_queue checks a RunConfig first; a caller that checks before it opens the port
+// keeps validated()'s verdict (below) for run_per_queue.
 void validate(const RunConfig& config);
+
+// A RunConfig that validate() has accepted, and can no longer change (ValidatedPortConfig's
+// shape, port.hpp): only validated() makes one, and run_per_queue takes it without checking
+// again. Its CPUs were checked against the affinity mask of the moment it was made.
+class ValidatedRunConfig {
+ public:
+  // Copies only (a move copies too): a moved-from RunConfig is not the one validate() accepted.
+  ValidatedRunConfig(const ValidatedRunConfig&) = default;
+  ValidatedRunConfig& operator=(const ValidatedRunConfig&) = default;
+  ~ValidatedRunConfig() = default;
+
+  const RunConfig& operator*() const noexcept { return config_; }
+  const RunConfig* operator->() const noexcept { return &config_; }
+
+ private:
+  explicit ValidatedRunConfig(const RunConfig& config) : config_(config) {}
+  friend ValidatedRunConfig validated(const RunConfig& config);
+  RunConfig config_;
+};
+
+// validate(config), then the config as accepted; throws afxdp::ConfigError as validate does.
+[[nodiscard]] ValidatedRunConfig validated(const RunConfig& config);
 
 template <class Body>
 concept IndexedQueueBody = std::invocable<Body&, Queue&, std::size_t, std::stop_token>;
@@ -47,11 +70,11 @@ concept QueueBody = IndexedQueueBody<Body> || std::invocable<Body&, Queue&, std:
 
 namespace detail {
 using QueueCall = std::function<void(Queue&, std::size_t, std::stop_token)>;
-void run_queues(std::span<Queue> queues, const QueueCall& body, const RunConfig& config);
+void run_queues(std::span<Queue> queues, const QueueCall& body, const ValidatedRunConfig& config);
 }  // namespace detail
 
 template <QueueBody Body>
-void run_per_queue(Port& port, Body&& body, const RunConfig& config = {}) {
+void run_per_queue(Port& port, Body&& body, const ValidatedRunConfig& config) {
   // By reference: the caller's object, alive until every thread is joined, and no copy needed.
   Body& shared = body;
   if constexpr (IndexedQueueBody<Body>) {
@@ -62,6 +85,12 @@ void run_per_queue(Port& port, Body&& body, const RunConfig& config = {}) {
         [&shared](Queue& q, std::size_t, std::stop_token stop) { shared(q, std::move(stop)); },
         config);
   }
+}
+
+// A RunConfig is validated once (validated()), then run as above.
+template <QueueBody Body>
+void run_per_queue(Port& port, Body&& body, const RunConfig& config = {}) {
+  run_per_queue(port, std::forward<Body>(body), validated(config));
 }
 
 }  // namespace afxdp

@@ -250,7 +250,8 @@ class LoopbackQueueKernel final : public QueueKernel {
 namespace afxdp::testing {
 namespace {
 
-PortConfig port_config(const LoopbackConfig& c) {
+// The Port's config for these sizes, validated once: the Loopback's refusals are Port::open's.
+ValidatedPortConfig port_config(const LoopbackConfig& c) {
   if (c.queues == 0) throw std::invalid_argument("queues: must be at least 1");
   if (c.tx_budget == 0) throw std::invalid_argument("tx_budget: must be at least 1");
   if (c.completion_size != 0 && !std::has_single_bit(c.completion_size)) {
@@ -268,13 +269,14 @@ PortConfig port_config(const LoopbackConfig& c) {
                     .transmit = c.transmit,
                     .unaligned_chunks = c.unaligned_chunks,
                     .multi_buffer = c.multi_buffer};
-  validate(config);
-  return config;
+  return validated(config);
 }
 
-std::unique_ptr<Port::State> loopback_state(const LoopbackConfig& c, detail::LoopbackKernel& k) {
+std::unique_ptr<Port::State> loopback_state(const LoopbackConfig& c,
+                                            const ValidatedPortConfig& config,
+                                            detail::LoopbackKernel& k) {
   auto state = std::make_unique<Port::State>();
-  state->config = port_config(c);
+  state->config = *config;
   std::vector<detail::QueueSetup> setups;
   for (std::uint32_t i = 0; i < c.queues; ++i) {
     detail::LoopbackQueue& q = *k.queues[i];
@@ -308,9 +310,12 @@ std::unique_ptr<Port::State> loopback_state(const LoopbackConfig& c, detail::Loo
 
 }  // namespace
 
-Loopback::Loopback(const LoopbackConfig& config)
-    : kernel_((port_config(config), std::make_unique<detail::LoopbackKernel>(config))),
-      port_(Port::from_state(loopback_state(config, *kernel_))) {}
+Loopback::Loopback(const LoopbackConfig& config) : Loopback(config, port_config(config)) {}
+
+// The sizes are checked (port_config) before the kernel's side is built on them.
+Loopback::Loopback(const LoopbackConfig& config, const ValidatedPortConfig& accepted)
+    : kernel_(std::make_unique<detail::LoopbackKernel>(config)),
+      port_(Port::from_state(loopback_state(config, accepted, *kernel_))) {}
 
 Loopback::~Loopback() = default;
 

@@ -125,6 +125,8 @@ class Loopback {
   bool inject_completion(std::uint32_t queue, std::uint64_t address);
 
  private:
+  Loopback(const LoopbackConfig& config, const ValidatedPortConfig& accepted);
+
   std::unique_ptr<detail::LoopbackKernel> kernel_;
   Port port_;
 };

@@ -16,12 +16,13 @@ std::string_view flag_of(std::string_view field) noexcept;
 // "FLAG: rule" for a field an option sets, else the library's own text.
 std::string in_flags(const ConfigError& error);
 
-// Calls `check` (validate(config), check_queues, ...); a ConfigError it throws becomes a
-// std::invalid_argument in the tool's words (a command line refused: exit 2).
+// Calls `check` (validated(config), check_queues, ...) and returns what it returns; a
+// ConfigError it throws becomes a std::invalid_argument in the tool's words (a command line
+// refused: exit 2).
 template <class Check>
-void check_in_flags(Check check) {
+auto check_in_flags(Check check) {
   try {
-    check();
+    return check();
   } catch (const ConfigError& e) {
     throw std::invalid_argument(in_flags(e));
   }

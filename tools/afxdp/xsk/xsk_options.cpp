@@ -203,8 +203,9 @@ void finish_xsk_options(XskOptions& o) {
   require(o.frames >= o.batch, "frames (--frames): " + std::to_string(o.frames) +
                                    " must be at least the batch size (-b " +
                                    std::to_string(o.batch) + ")");
-  // The library's rules (frame size, ring sizes, busy-poll budget), in the tool's flags.
-  check_in_flags([&o] { validate(port_config(o)); });
+  // The library's rules (frame size, ring sizes, busy-poll budget), in the tool's flags: checked
+  // once, here, and kept for Port::open.
+  o.port = check_in_flags([&o] { return validated(port_config(o)); });
   require(o.ring_size >= 64 && o.ring_size <= 65536,
           "ring size (--ring-size): " + std::to_string(o.ring_size) + " must be 64 to 65536");
   require(o.batch >= 1, "batch size (-b): must be at least 1");

@@ -10,6 +10,7 @@
 
 #include "common/parse.hpp"
 
+#include <afxdp/port.hpp>
 #include <afxdp/steering/match.hpp>
 
 #include <CLI/CLI.hpp>
@@ -83,6 +84,9 @@ struct XskOptions {
   std::optional<Mac> src_mac;
   std::uint32_t src_ip = 0;  // host byte order
   std::uint32_t dst_ip = 0;
+  // The library's verdict on port_config(*this) (xsk_run.hpp), which the tool's own rules build
+  // on; the run opens the Port with it as it is (Port::open checks it no more).
+  std::optional<ValidatedPortConfig> port;
 };
 
 // Adds the options of `benchmark` to `app`, bound to `options`, each with its default in --help.

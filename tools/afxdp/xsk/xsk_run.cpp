@@ -24,14 +24,17 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The checks that need the kernel but change nothing, in the tool's words: before any set-up.
-void check_system(const XskOptions& o) {
+// `run` is the run's config, validated (--cpu) here and not again by run_per_queue.
+ValidatedRunConfig check_system(const XskOptions& o, const RunConfig& run) {
   require_privilege(benchmark_name(o.benchmark));
-  check_in_flags([&] { validate(RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()}}); });
+  return check_in_flags([&] { return validated(run); });
 }
+
+}  // namespace
 
 Port open_port(const XskOptions& o) {
   try {
-    return Port::open(o.interface, port_config(o));
+    return Port::open(o.interface, o.port.value());
   } catch (const XdpAttachConflict& e) {
     if (o.force) throw;  // a bpf_link holds it: the library's message says why --force can't help
     throw std::runtime_error("another XDP program (id " + std::to_string(e.other_program()) +
@@ -45,6 +48,8 @@ Port open_port(const XskOptions& o) {
     throw;
   }
 }
+
+namespace {
 
 Sample sample(const Queue& q, Clock::time_point start) {
   return {q.stats(), std::chrono::duration<double>(Clock::now() - start).count()};
@@ -194,10 +199,18 @@ PortConfig port_config(const XskOptions& o) {
 }
 
 struct BenchmarkRun::State {
-  explicit State(const XskOptions& o) : options(o), port(open(o)) {}
+  explicit State(const XskOptions& o)
+      : options(o), run(check_system(o, run_config())), port(open(o)) {}
+
+  // --cpu, and the ticker's turn on the main thread (called only once the ticker is built).
+  RunConfig run_config() {
+    return RunConfig{.cpus = {options.cpus.begin(), options.cpus.end()},
+                     .stop_on_signals = false,  // `signals`, since the start
+                     .on_tick = [this] { return ticker.tick(); },
+                     .tick = std::chrono::milliseconds(20)};
+  }
 
   static Port open(const XskOptions& o) {
-    check_system(o);
     const bool drop = drops_privileges(o);
     const RunAs run_as = drop ? resolve_run_as(o.user, o.group) : RunAs{};
     interface_index(o.interface);  // "interface X does not exist" before any other refusal
@@ -214,6 +227,7 @@ struct BenchmarkRun::State {
   // ends at once, with a summary and exit 0).
   const SignalStop signals;
   const XskOptions& options;
+  const ValidatedRunConfig run;
   Port port;
   PacketBudget budget{options.count};
   const QueueContext context{.options = options,
@@ -234,13 +248,7 @@ Port& BenchmarkRun::port() noexcept { return state_->port; }
 
 const QueueContext& BenchmarkRun::context() const noexcept { return state_->context; }
 
-RunConfig BenchmarkRun::run_config() {
-  const XskOptions& o = state_->options;
-  return RunConfig{.cpus = {o.cpus.begin(), o.cpus.end()},
-                   .stop_on_signals = false,  // State::signals, since the start
-                   .on_tick = [&ticker = state_->ticker] { return ticker.tick(); },
-                   .tick = std::chrono::milliseconds(20)};
-}
+const ValidatedRunConfig& BenchmarkRun::run_config() const noexcept { return state_->run; }
 
 void BenchmarkRun::failed(const std::exception_ptr& failure) noexcept {
   try {

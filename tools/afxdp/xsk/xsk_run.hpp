@@ -64,6 +64,10 @@ struct QueueContext {
 // The Port the options ask for (pure: unit-tested).
 PortConfig port_config(const XskOptions& options);
 
+// Port::open with the config finish_xsk_options validated (options.port), not checked again; a
+// refusal said in the tool's words (zero-copy refused, another XDP program attached).
+Port open_port(const XskOptions& options);
+
 // One benchmark from the checks to the summary: the constructor checks the system, opens the
 // Port and drops privileges; operator() runs loop(Queue&, const std::stop_token&, const
 // QueueContext&) on one pinned thread per queue until -d, -C or a signal, prints the summary and
@@ -90,7 +94,7 @@ class BenchmarkRun {
  private:
   Port& port() noexcept;
   [[nodiscard]] const QueueContext& context() const noexcept;
-  RunConfig run_config();
+  [[nodiscard]] const ValidatedRunConfig& run_config() const noexcept;
   void failed(const std::exception_ptr& failure) noexcept;
   int finish();
 
