@@ -45,6 +45,8 @@ Queue::Queue(const detail::QueueSetup& s)
       pool_(s.frames, s.frame_size, s.first, max_batch),
       on_tx_((std::uint64_t{s.frames} * s.frame_size >> geo_.frame_shift) + 1),
       held_marks_(on_tx_.size()),
+      // A frame ends its FrameRef at most once per receive batch (keep() refuses it while marked).
+      ended_(held_marks_.size()),
       ledger_(s.frames, s.frame_size),
       fd_(s.fd),
       id_(s.id),
@@ -67,8 +69,6 @@ Queue::Queue(const detail::QueueSetup& s)
   // allocate() writes only what differs per frame: a batch's frames are whole frames, and
   // nothing but resize() (the size) changes them while the application holds them.
   for (Frame& f : tx_frames_) f.frame_size_ = geo_.frame_size;
-  // A frame ends its FrameRef at most once per receive batch (keep() refuses it while marked).
-  ended_.reserve(held_marks_.size());
 }
 
 // Where completed frames go home: a queue's frames [first, first + span), their on-tx marks
@@ -308,16 +308,16 @@ QueueStats Queue::stats() const {
 
 // ---- A receive batch that is not the rule: refused, kept, short of fill room, or thrown ----
 
-// A checked build's take: every peeked descriptor that names one of this queue's frames whole
-// (see FrameGeometry), as rx holds them; when one does not, a copy of those that do, in
-// admitted_ (a refused descriptor is never read, never recycled). `refused_bytes`: what the
-// refused ones carry, for rx_bytes.
+// A checked build's take: a copy, in admitted_, of every peeked descriptor that names one of this
+// queue's frames whole (see FrameGeometry). The batch reads only the copy: rx's slots are read
+// once, here, so a descriptor rewritten after its check is never read (a refused one is never
+// read, never recycled). `refused_bytes`: what the refused ones carry, for rx_bytes.
 RingWindow<const xdp_desc> Queue::take_checked(std::uint64_t& refused_bytes) noexcept {
   const RingWindow<const xdp_desc> rx = rx_->peeked();
   const detail::FrameGeometry g = geo_;
   std::uint32_t taken = 0;
   for (std::uint32_t i = 0; i < rx.size(); ++i) {
-    const xdp_desc& desc = rx[i];
+    const xdp_desc desc = rx[i];  // read once
     const std::uint64_t chunk = g.chunk(desc.addr);
     const bool owned =
         g.unaligned ? g.owns_as<true>(chunk, g.offset_in<true>(desc.addr, chunk), desc.len)
@@ -328,7 +328,6 @@ RingWindow<const xdp_desc> Queue::take_checked(std::uint64_t& refused_bytes) noe
     }
     admitted_[taken++] = desc;
   }
-  if (taken == rx.size()) return rx;
   return {admitted_.data(), max_batch - 1, 0, taken};
 }
 
@@ -343,7 +342,8 @@ void Queue::finish_receive(std::uint32_t n, const RingWindow<const xdp_desc>& ta
   for (std::uint32_t i = 0; i < taken.size(); ++i) {
     const std::uint64_t chunk = chunk_of(taken[i].addr);
     bytes += taken[i].len;
-    if (held_marks_[geo_.index(chunk)] == 0) chunks_[back++] = chunk;
+    const std::uint64_t index = geo_.index(chunk);
+    if (index >= held_marks_.size() || held_marks_[index] == 0) chunks_[back++] = chunk;
   }
   end_rx(n, taken.size(), bytes);
   recycle_chunks(chunks_.data(), back, FramePlace::application);

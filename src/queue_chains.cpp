@@ -46,11 +46,30 @@ void Queue::unwind_serve_packets(std::uint32_t n, std::uint32_t p, detail::Chain
 // (with first_only, on the first boundary); 0 when none does.
 std::uint32_t Queue::chain_prefix(std::uint32_t n, std::uint32_t limit,
                                   bool first_only) const noexcept {
+  const RingWindow<const xdp_desc> rx = rx_->peeked();
+  const std::uint32_t end = n < limit ? n : limit;
   bool discard = discarding_;
+  // The common batch on a multi-buffer socket: every packet in one frame, no chain to follow.
+  if (!discard && !detail::any_continued(rx, end)) return first_only && end != 0 ? 1 : end;
+  // Chains, none left open by the last call: the whole prefix ends after the last descriptor
+  // without XDP_PKT_CONTD, when no chain runs past max_fragments (else the loop below, which
+  // cuts such a chain and discards its tail). One branch-free pass.
+  if (!discard && !first_only) {
+    std::uint32_t continued = 0;  // XDP_PKT_CONTD descriptors in a row
+    std::uint32_t longest = 0;
+    std::uint32_t last_end = 0;
+    for (std::uint32_t i = 0; i < end; ++i) {
+      const bool more = (rx[i].options & uapi::xdp_pkt_contd) != 0;
+      continued = more ? continued + 1 : 0;
+      longest = continued > longest ? continued : longest;
+      last_end = more ? last_end : i + 1;
+    }
+    if (longest < max_fragments) return last_end;
+  }
   std::uint32_t run = 0;
   std::uint32_t whole = 0;
-  for (std::uint32_t i = 0; i < n && i < limit; ++i) {
-    const bool more = (rx_->at(i).options & uapi::xdp_pkt_contd) != 0;
+  for (std::uint32_t i = 0; i < end; ++i) {
+    const bool more = (rx[i].options & uapi::xdp_pkt_contd) != 0;
     if (discard) {  // an over-long chain's tail: each descriptor is refused on its own
       whole = i + 1;
       discard = more;
@@ -86,8 +105,54 @@ detail::ChainTake Queue::take_chains(std::uint32_t n) noexcept {
   return geo_.unaligned ? take_chains_as<true>(n) : take_chains_as<false>(n);
 }
 
+// take_chains' common batch: every descriptor admitted, no chain longer than max_fragments and
+// none left open by the last call. One pass, each Frame written once and each Packet where its
+// chain ends. False, with nothing recorded, when the batch is not one: the general pass below then
+// takes it from the start.
+template <bool Unaligned>
+bool Queue::take_clean_chains(std::uint32_t n, detail::ChainTake& t) noexcept {
+  const detail::FrameGeometry g = geo_;
+  const std::uint32_t batch = batch_seq_;
+  Frame* const frames = frames_.data();
+  Frame* next = frames;
+  Frame* first = frames;  // the open chain's first fragment
+  Packet* const packets = packets_.data();
+  Packet* packet = packets;
+  std::uint32_t left = n;
+  for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
+    const std::uint32_t count = left < part.size() ? left : static_cast<std::uint32_t>(part.size());
+    left -= count;
+    for (const xdp_desc& desc : part.first(count)) {
+      if (!take_as<Unaligned>(g, desc, *next)) [[unlikely]]
+        return false;
+      next->batch_ = batch;
+      ++next;
+      const auto fragments = static_cast<std::uint32_t>(next - first);
+      if ((desc.options & uapi::xdp_pkt_contd) != 0) {
+        if (fragments == max_fragments) [[unlikely]]
+          return false;
+        continue;
+      }
+      *packet++ = Packet(first, fragments);
+      first = next;
+    }
+  }
+  if (first != next) [[unlikely]]
+    return false;  // a chain cut by the batch's end (whole_chains leaves none)
+  if constexpr (FrameLedger::enabled) {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      record(chunk_of(frames[i].address_), FramePlace::fill, FramePlace::application);
+    }
+  }
+  t = {.packets = static_cast<std::uint32_t>(packet - packets), .taken = n, .refused = 0};
+  return true;
+}
+
 template <bool Unaligned>
 detail::ChainTake Queue::take_chains_as(std::uint32_t n) noexcept {
+  detail::ChainTake t;
+  if (!discarding_ && take_clean_chains<Unaligned>(n, t)) [[likely]]
+    return t;
   // Locals, not members, as in queue_loops.hpp's loops: the Frame stores may alias any member.
   const detail::FrameGeometry g = geo_;
   const RingWindow<const xdp_desc> rx = rx_->peeked();
@@ -95,7 +160,6 @@ detail::ChainTake Queue::take_chains_as(std::uint32_t n) noexcept {
   std::uint64_t* const refused = chunks_.data();
   Packet* const packets = packets_.data();
   bool discarding = discarding_;
-  detail::ChainTake t;
   std::uint32_t used = 0;   // frames holding fragments of good packets and of the open chain
   std::uint32_t first = 0;  // the open chain's first frame
   std::uint32_t run = 0;
@@ -105,6 +169,7 @@ detail::ChainTake Queue::take_chains_as(std::uint32_t n) noexcept {
     const bool more = (desc.options & uapi::xdp_pkt_contd) != 0;
     std::uint64_t chunk = 0;
     const bool ok = take_as<Unaligned>(g, desc, frames[used], chunk);
+    frames[used].batch_ = batch_seq_;
     if (ok) [[likely]] {
       ++t.taken;
       record(chunk, FramePlace::fill, FramePlace::application);

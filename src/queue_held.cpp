@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <utility>
 
 namespace afxdp {
@@ -153,16 +152,15 @@ void Queue::end_batch(TxBatch& batch) noexcept {
 }
 
 FrameRef Queue::keep(Frame& frame) noexcept {
-  // Only a frame this queue handed to a handler or reader, once: a kept frame (a FrameRef's
-  // too), a TxBatch's (already the application's: sent by the batch) or another queue's would be
-  // lent twice. Refused and counted, as a send inside a batch is.
-  const Frame* const batch = tx_frames_.data();
-  const bool in_tx_batch =
-      std::less_equal<>{}(batch, &frame) && std::less<>{}(&frame, batch + tx_frames_.size());
+  // Only a frame this queue's open batch handed to a handler or reader, once: a kept frame (a
+  // FrameRef's too), a TxBatch's or a pool frame (already the application's, their batch_ 0, which
+  // no batch is), one read from a Frames kept past its reader (given back), or another queue's
+  // would be lent twice. Refused and counted, as a send inside a batch is.
+  const bool handed_now = (lacks_ & packet_rx) != 0 && frame.batch_ == batch_seq_;
   // Its bytes among this queue's frames (an address alone could be another UMEM's).
   const auto at = reinterpret_cast<std::uintptr_t>(frame.data_) -
                   reinterpret_cast<std::uintptr_t>(geo_.area + geo_.first);
-  if (frame.kept_ || in_tx_batch || at >= geo_.span) [[unlikely]] {
+  if (frame.kept_ || !handed_now || at >= geo_.span) [[unlikely]] {
     detail::QueueCounters::add(counters_.refused, 1);
     return {};
   }
@@ -188,15 +186,15 @@ void Queue::end_held(std::uint64_t chunk) noexcept {
   --held_;
   const std::uint64_t index = geo_.index(chunk);
   if (receiving_) [[unlikely]] {
-    ended_.push_back(static_cast<std::uint32_t>(index));
+    ended_[ended_count_++] = static_cast<std::uint32_t>(index);  // at most once per frame
     return;
   }
   held_marks_[index] = 0;
 }
 
 void Queue::clear_ended() noexcept {
-  for (const std::uint32_t index : ended_) held_marks_[index] = 0;
-  ended_.clear();
+  for (std::uint32_t i = 0; i < ended_count_; ++i) held_marks_[ended_[i]] = 0;
+  ended_count_ = 0;
 }
 
 bool Queue::send(FrameRef&& ref) noexcept {

@@ -66,8 +66,13 @@ class Frame {
   Frame(const Frame&) = default;
   Frame& operator=(const Frame&) = default;
   Frame(std::byte* data, std::uint64_t address, std::uint32_t size, std::uint16_t headroom,
-        std::uint32_t frame_size) noexcept
-      : data_(data), address_(address), size_(size), headroom_(headroom), frame_size_(frame_size) {}
+        std::uint32_t frame_size, std::uint32_t batch = 0) noexcept
+      : data_(data),
+        address_(address),
+        size_(size),
+        headroom_(headroom),
+        frame_size_(frame_size),
+        batch_(batch) {}
 
   std::byte* data_ = nullptr;
   std::uint64_t address_ = 0;
@@ -85,6 +90,10 @@ class Frame {
   // headroom + capacity: the frame size, the same for every frame (a receive stores it as it is,
   // where a capacity would be a subtraction per frame).
   std::uint32_t frame_size_ = 0;
+  // The batch of its Queue that handed it out (Queue::batch_seq_): keep() takes a frame only
+  // while that batch is open, so a Frame read from a Frames kept past its reader is refused.
+  // In the struct's tail padding: a Frame stays 32 bytes.
+  std::uint32_t batch_ = 0;
 };
 
 }  // namespace afxdp

@@ -118,18 +118,17 @@ class Queue {
 
   // In a handler or reader: keep the frame past the call. The Queue no longer recycles it; the
   // FrameRef must end in send() or recycle() on this queue (or be counted as abandoned). A frame
-  // this queue did not hand to the handler or reader, or one kept already (a FrameRef's frame
-  // too), is refused: an empty FrameRef, counted in `refused`.
+  // not handed out by this queue's open batch, or kept already (through any Frame of it), is
+  // refused: an empty FrameRef, counted in `refused`.
   FrameRef keep(Frame& frame) noexcept;
   FrameRef keep(Frame&& frame) noexcept;  // a Frame just read: keep(frames[i])
   // Send a kept frame out of this queue (it must share the kept frame's UMEM); false, with the
   // FrameRef left as it was, when the tx ring is full or the UMEM is another.
   bool send(FrameRef&& frame) noexcept;
   // Send kept frames in order, as one batch (one reservation, one submit, one kick check). Returns
-  // how many of `frames`, from the front, it dealt with: each of those is empty after the call
-  // (sent; an empty packet recycled and counted in `refused`, as send() does; an empty FrameRef
-  // skipped). It stops at the first that cannot go (the tx ring full, another UMEM): that one and
-  // those after it are left as they were.
+  // how many of `frames`, from the front, it dealt with, each empty after the call (sent; an empty
+  // packet recycled and counted in `refused`; an empty FrameRef skipped). It stops at the first
+  // that cannot go (tx ring full, another UMEM), leaving it and those after it as they were.
   std::uint32_t send(std::span<FrameRef> frames) noexcept;
   void recycle(FrameRef&& frame) noexcept;
 
@@ -146,9 +145,8 @@ class Queue {
   // poll, comes first; the window and the sleep or yield follow as without it. True when there is
   // something to do.
   bool wait(std::chrono::nanoseconds timeout) noexcept;
-  // How long wait() keeps re-checking rx (and collecting completions) before it gives the CPU
-  // away (poll(), or the yield of a zero timeout), beyond the adaptive window:
-  // PortConfig::spin_before_sleep. Bounded by a non-zero timeout.
+  // How long wait() re-checks rx (collecting completions) beyond the adaptive window before it
+  // gives the CPU away: PortConfig::spin_before_sleep. Bounded by a non-zero timeout.
   void spin_before_sleep(std::chrono::nanoseconds spin) noexcept { spin_ = spin; }
   [[nodiscard]] std::chrono::nanoseconds spin_before_sleep() const noexcept { return spin_; }
 
@@ -212,11 +210,14 @@ class Queue {
   template <bool Unaligned>
   static bool take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame) noexcept;
   template <bool Unaligned>
-  static bool take_as(const detail::FrameGeometry& g, const xdp_desc& desc, Frame& frame,
+  static bool take_as(const detail::FrameGeometry&, const xdp_desc&, Frame&,
                       std::uint64_t& chunk) noexcept;
   RingWindow<const xdp_desc> take_checked(std::uint64_t& refused_bytes) noexcept;
   std::uint32_t reserve_tx(Queue& out, std::uint32_t n) noexcept;
   void end_rx(std::uint32_t n, std::uint32_t taken, std::uint64_t bytes) noexcept;
+  bool refill_from(const RingWindow<const xdp_desc>& taken) noexcept;
+  bool refill_from(const Frame* frames, std::uint32_t n) noexcept;
+  void end_refill(std::uint32_t n, std::uint64_t bytes) noexcept;
   void publish_tx(std::uint32_t reserved, std::uint32_t sent, std::uint64_t bytes) noexcept;
   void submit_tx(std::uint32_t n, std::uint64_t bytes) noexcept;
   void recycle_chunks(const std::uint64_t* chunks, std::uint32_t n, FramePlace from) noexcept;
@@ -225,16 +226,15 @@ class Queue {
 
   // ---- The verbs' loops and finish steps (detail/queue_loops.hpp, queue_forward.hpp,
   // queue_packets.hpp; the chain steps in src/queue_chains.cpp) ----
-  // Always inlined into the verb, so that the handler's call sits in the caller's code (the
-  // disassembly check reads the verb's caller for indirect branches).
+  // Always inlined: the handler's call sits in the caller's code, where the disassembly check
+  // reads.
   template <bool Unaligned, class Handler>
   [[gnu::always_inline]] std::uint32_t serve_batch(Handler& handler, std::uint32_t n);
   template <bool Unaligned, class Handler>
   [[gnu::always_inline]] std::uint32_t forward_batch(Queue& out, Handler& handler, std::uint32_t n);
   void finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent, std::uint32_t dropped,
                     detail::ServeBytes bytes) noexcept;
-  void route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, Verdict verdict, bool shared,
-             detail::ForwardTally& tally);
+  void route(Queue& out, RingCursor<xdp_desc>&, Frame, Verdict, bool shared, detail::ForwardTally&);
   void finish_forward(Queue& out, std::uint32_t n, const detail::ForwardTally& tally);
   std::uint32_t reserve_tx_chains(std::uint32_t n) noexcept;
   [[nodiscard]] std::uint32_t chain_prefix(std::uint32_t n, std::uint32_t limit,
@@ -243,20 +243,21 @@ class Queue {
   detail::ChainTake take_chains(std::uint32_t n) noexcept;
   template <bool Unaligned>
   detail::ChainTake take_chains_as(std::uint32_t n) noexcept;
-  void route_packet(Packet& packet, Verdict verdict, detail::PacketTally& tally) noexcept;
-  void finish_receive_packets(const detail::ChainTake& t) noexcept;
-  void finish_serve_packets(std::uint32_t n, std::uint32_t released, const detail::ChainTake& t,
-                            const detail::PacketTally& tally) noexcept;
+  template <bool Unaligned>
+  bool take_clean_chains(std::uint32_t n, detail::ChainTake& t) noexcept;
+  void route_packet(const RingWindow<xdp_desc>&, Packet&, Verdict, detail::PacketTally&) noexcept;
+  void finish_receive_packets(std::uint32_t n, const detail::ChainTake& t) noexcept;
+  void finish_serve_packets(std::uint32_t n, std::uint32_t released, const detail::ChainTake&,
+                            const detail::PacketTally&) noexcept;
 
   // ---- A batch off the rule: kept, refused, thrown (src/queue.cpp, queue_chains.cpp) ----
-  void finish_receive(std::uint32_t n, const RingWindow<const xdp_desc>& taken,
-                      std::uint64_t refused_bytes) noexcept;
+  void finish_receive(std::uint32_t n, const RingWindow<const xdp_desc>&, std::uint64_t) noexcept;
   void unwind_serve(Frame& thrown, std::uint32_t n, std::uint32_t i, std::uint32_t taken,
                     std::uint32_t sent, std::uint32_t dropped, detail::ServeBytes bytes) noexcept;
   void unwind_forward(Queue& out, Frame& thrown, std::uint32_t n, std::uint32_t i,
                       detail::ForwardTally tally) noexcept;
-  void unwind_serve_packets(std::uint32_t n, std::uint32_t p, detail::ChainTake t,
-                            detail::PacketTally tally) noexcept;
+  void unwind_serve_packets(std::uint32_t n, std::uint32_t p, detail::ChainTake,
+                            detail::PacketTally) noexcept;
 
   // ---- Cold steps: refill, completions, kicks (src/queue.cpp: each says what it does) ----
   void top_up_fill() noexcept;
@@ -306,17 +307,17 @@ class Queue {
   std::uint32_t tx_out_ = 0;        // this queue's frames on any tx ring
   std::uint32_t held_ = 0;          // this queue's frames in FrameRefs and open TxBatches
   std::uint32_t keeps_ = 0;         // keep() calls so far: did a reader keep a frame?
+  std::uint32_t batch_seq_ = 0;     // batches handed out so far (Frame::batch_)
   std::uint32_t kick_at_ = 0;
   std::uint32_t frames_count_ = 0;
   FramePool pool_;
-  std::vector<std::uint8_t> on_tx_;  // a byte per frame: out on a tx ring (to_tx, completed)
-  // A byte per frame kept, until its FrameRef ends (end_held: inside a reader, at the batch's end).
-  std::vector<std::uint8_t> held_marks_;
-  std::vector<std::uint32_t> ended_;
+  std::vector<std::uint8_t> on_tx_;       // a byte per frame: out on a tx ring (to_tx, completed)
+  std::vector<std::uint8_t> held_marks_;  // a byte per frame kept until its FrameRef ends
+  std::vector<std::uint32_t> ended_;      // ended inside receive's reader: cleared at its end
+  std::uint32_t ended_count_ = 0;
   bool receiving_ = false;
   detail::IdleWait idle_;
-  // Frame starts a batch gives back. receive's and receive_packets' outlive the reader: nothing a
-  // reader may call on this queue writes here.
+  // Frame starts a batch gives back (nothing a reader may call on this queue writes here).
   std::array<std::uint64_t, max_batch> chunks_{};
   std::array<Frame, max_batch> frames_{};       // receive_packets' fragments
   std::array<xdp_desc, max_batch> admitted_{};  // a checked receive's, when one was refused
@@ -332,8 +333,7 @@ class Queue {
   detail::FrameOwners* owners_ = nullptr;
   detail::QueueKernel* kernel_ = nullptr;
   // Multi-buffer only, after everything the frame paths touch.
-  // Inside an over-long chain: its descriptors are refused until its end.
-  bool discarding_ = false;
+  bool discarding_ = false;    // inside an over-long chain: its descriptors refused to its end
   bool multi_buffer_ = false;  // for refuse()'s message
   std::array<Packet, max_batch> packets_{};
 };

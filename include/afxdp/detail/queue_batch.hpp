@@ -4,7 +4,9 @@
 // detail/queue_loops.hpp, queue_forward.hpp and queue_packets.hpp.
 #pragma once
 
+#include <afxdp/detail/uapi.hpp>
 #include <afxdp/rings/ring.hpp>
+#include <linux/if_xdp.h>
 
 #include <cstdint>
 #include <span>
@@ -56,6 +58,18 @@ inline std::uint64_t descriptor_bytes(const RingWindow<Desc>& window, std::uint3
     left -= k;
   }
   return bytes;
+}
+
+// Does any of the first n descriptors of `window` carry XDP_PKT_CONTD (a chain to follow)?
+inline bool any_continued(const RingWindow<const xdp_desc>& window, std::uint32_t n) noexcept {
+  std::uint32_t options = 0;
+  std::uint32_t left = n;
+  for (const std::span<const xdp_desc> part : window.parts()) {
+    const std::uint32_t k = left < part.size() ? left : static_cast<std::uint32_t>(part.size());
+    for (std::uint32_t i = 0; i < k; ++i) options |= part[i].options;
+    left -= k;
+  }
+  return (options & uapi::xdp_pkt_contd) != 0;
 }
 
 }  // namespace afxdp::detail

@@ -38,6 +38,7 @@ inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uin
   detail::ForwardTally tally;
   // A local, not a member: the compiler drops what the inlined handler never reads of it.
   Frame frame;
+  frame.batch_ = batch_seq_;  // keep() takes it while this batch is open
   std::uint32_t i = 0;
   {
     detail::OnUnwind unwind([&]() noexcept {

@@ -18,7 +18,8 @@ namespace afxdp {
 //                turn when rx is empty
 //   reserve_tx   (a verb that sends) room on its out-queue's tx ring; what does not fit stays on rx
 //   take         each descriptor admitted as one of the queue's frames (take_as), then the
-//                handler's verdict, or the reader's span; a kept frame is handed_to_ref
+//                handler's verdict, or the reader's Frames; a kept frame is handed_to_ref (a
+//                reader's: marked held, see keep)
 //   end_rx       rx released: received, refused and byte counters
 //   recycle      dropped and unkept frames back to the fill ring (recycle_chunks)
 //   publish_tx   (a verb that sends) tx submitted, the rest cancelled, kicked when due
@@ -51,7 +52,7 @@ inline void Queue::to_tx(std::uint64_t chunk, FramePlace from) noexcept {
   if constexpr (detail::checks_kernel) on_tx_[geo_.index(chunk)] = 1;
 }
 
-// The hand-over of a kept frame, the one place a batch reads Frame::kept_: true when the handler
+// The hand-over of a kept frame, where a handler's batch reads Frame::kept_: true when the handler
 // or reader kept `frame` (keep() set the mark; the frame is its FrameRef's now, not the batch's
 // to send or recycle). The mark is cleared as it is read, so that the slot hands out its next
 // frame unkept: a take does not write it per frame (see Frame::kept_).
@@ -77,6 +78,7 @@ inline std::uint32_t Queue::begin_rx(std::uint32_t max) noexcept {
     if (n == 0) return 0;
   }
   idle_.note_data();
+  if (++batch_seq_ == 0) batch_seq_ = 1;  // 0 is no batch's: pool and TxBatch frames
   return n;
 }
 
@@ -192,8 +194,8 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
   require(frame_rx, "receive");
   const std::uint32_t n = begin_rx(max);
   if (n == 0) return 0;
-  // The reader reads the peeked descriptors themselves; a checked build admits them first, and
-  // hands over a copy of those it admitted when it refused one.
+  // The reader reads the peeked descriptors themselves; a checked build reads them once, into a
+  // copy of those it admits, and the batch reads only that.
   RingWindow<const xdp_desc> taken = rx_->peeked();
   std::uint64_t refused_bytes = 0;
   if constexpr (detail::checks_kernel) taken = take_checked(refused_bytes);
@@ -207,35 +209,49 @@ std::uint32_t Queue::receive(Reader&& reader, std::uint32_t max) {
     detail::OnUnwind unwind([&]() noexcept { finish_receive(n, taken, refused_bytes); });
     const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // rx peeked: no nested call
     receiving_ = true;  // a FrameRef that ends now stays marked until finish_receive
-    reader(Frames(taken, geo_));
+    reader(Frames(taken, geo_, batch_seq_));
     receiving_ = false;
     unwind.dismiss();
   }
-  // Every frame back onto the fill ring at once, straight from rx, when none was refused or kept
-  // (the rule); else through the path that skips kept frames and parks what does not fit.
-  if (taken.size() == n && keeps_ == keeps && ended_.empty() && fill_->reserve(n) == n) [[likely]] {
-    const std::uint64_t mask = geo_.chunk_mask;
-    std::uint64_t bytes = 0;
-    RingCursor<std::uint64_t> fill(fill_->reserved());
-    for (const std::span<const xdp_desc> part : taken.parts()) {
-#pragma GCC unroll 4
-      for (const xdp_desc& desc : part) {
-        fill.put(desc.addr & mask);
-        bytes += desc.len;
-      }
-    }
-    if constexpr (FrameLedger::enabled) {
-      for (std::uint32_t i = 0; i < n; ++i) {
-        record(chunk_of(taken[i].addr), FramePlace::application, FramePlace::fill);
-      }
-    }
-    fill_->submit(n);
-    fill_side_ += n;
-    end_rx(n, n, bytes);
+  // Every frame back onto the fill ring at once, when none was refused or kept (the rule); else
+  // through the path that skips kept frames and parks what does not fit.
+  if (taken.size() == n && keeps_ == keeps && ended_count_ == 0 && refill_from(taken)) [[likely]]
     return n;
-  }
   finish_receive(n, taken, refused_bytes);
   return taken.size();
+}
+
+// The rule's end of a receive batch: the frames of all n peeked descriptors straight onto the
+// fill ring, rx released. From `taken`, receive's descriptors (rx's own window, or a checked
+// build's copy), each chunk masked as it is copied. False, with nothing done, when the fill ring
+// has no room for all of them.
+inline bool Queue::refill_from(const RingWindow<const xdp_desc>& taken) noexcept {
+  const std::uint32_t n = taken.size();
+  if (fill_->reserve(n) != n) return false;
+  const std::uint64_t mask = geo_.chunk_mask;
+  std::uint64_t bytes = 0;
+  RingCursor<std::uint64_t> fill(fill_->reserved());
+  for (const std::span<const xdp_desc> part : taken.parts()) {
+#pragma GCC unroll 4
+    for (const xdp_desc& desc : part) {
+      fill.put(desc.addr & mask);
+      bytes += desc.len;
+    }
+  }
+  end_refill(n, bytes);
+  return true;
+}
+
+// The n frames refill_from reserved and wrote on the fill ring submitted, rx released.
+inline void Queue::end_refill(std::uint32_t n, std::uint64_t bytes) noexcept {
+  if constexpr (FrameLedger::enabled) {
+    const RingWindow<std::uint64_t> fill = fill_->reserved();
+    for (std::uint32_t i = 0; i < n; ++i)
+      record(fill[i], FramePlace::application, FramePlace::fill);
+  }
+  fill_->submit(n);
+  fill_side_ += n;
+  end_rx(n, n, bytes);
 }
 
 template <FrameHandler Handler>
@@ -260,7 +276,8 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
   std::uint64_t* const dropped_chunks = chunks_.data();
   // A local, not a member: the compiler drops what the inlined handler never reads of it.
   Frame frame;
-  std::uint32_t kept = 0;  // what was sent is what was taken, less these and the dropped
+  frame.batch_ = batch_seq_;  // keep() takes it while this batch is open
+  std::uint32_t kept = 0;     // what was sent is what was taken, less these and the dropped
   std::uint32_t dropped = 0;
   std::uint32_t taken = 0;
   std::uint32_t i = 0;

@@ -16,24 +16,37 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
   const std::uint32_t n = begin_rx</*Chains=*/true>(max);
   if (n == 0) return 0;
   const detail::ChainTake t = take_chains(n);
-  const std::uint64_t bytes = detail::descriptor_bytes(rx_->peeked(), n);
+  const std::uint32_t keeps = keeps_;
   {
-    detail::OnUnwind unwind([&]() noexcept {
-      end_rx(n, t.taken, bytes);
-      finish_receive_packets(t);
-    });
+    detail::OnUnwind unwind([&]() noexcept { finish_receive_packets(n, t); });
     const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // packets_ is the reader's
     reader(std::span<Packet>(packets_.data(), t.packets));
     unwind.dismiss();
   }
-  end_rx(n, t.taken, bytes);
-  finish_receive_packets(t);
+  // As receive's rule: every frame straight from rx back to fill when none was refused or kept.
+  if (t.taken == n && t.refused == 0 && keeps_ == keeps && refill_from(frames_.data(), n))
+      [[likely]] {
+    detail::QueueCounters::add(counters_.packets, t.packets);
+    return n;
+  }
+  finish_receive_packets(n, t);
   return n;
 }
 
-// receive_packets' fragments back but those the reader kept (and the refused chains' frames,
-// already in chunks_), its packets counted.
-inline void Queue::finish_receive_packets(const detail::ChainTake& t) noexcept {
+// As refill_from, from receive_packets' frames_ (each admitted as it was taken).
+inline bool Queue::refill_from(const Frame* frames, std::uint32_t n) noexcept {
+  if (fill_->reserve(n) != n) return false;
+  const std::uint64_t mask = geo_.chunk_mask;
+  RingCursor<std::uint64_t> fill(fill_->reserved());
+  for (std::uint32_t i = 0; i < n; ++i) fill.put(frames[i].address_ & mask);
+  end_refill(n, detail::descriptor_bytes(rx_->peeked(), n));
+  return true;
+}
+
+// receive_packets' n descriptors released, their fragments back but those the reader kept (and
+// the refused chains' frames, already in chunks_), its packets counted.
+inline void Queue::finish_receive_packets(std::uint32_t n, const detail::ChainTake& t) noexcept {
+  end_rx(n, t.taken, detail::descriptor_bytes(rx_->peeked(), n));
   std::uint32_t back = t.refused;
   const std::uint32_t fragments = t.taken - t.refused;
   for (std::uint32_t i = 0; i < fragments; ++i) {
@@ -58,10 +71,11 @@ std::uint32_t Queue::serve_packets(Handler&& handler, std::uint32_t max) {
     detail::OnUnwind unwind([&]() noexcept { unwind_serve_packets(n, p, t, tally); });
     // rx peeked and tx reserved: no nested call, no send.
     const detail::BatchGuard batch(lacks_, frame_rx | packet_rx | tx_ability);
+    const RingWindow<xdp_desc> tx = tx_->reserved();
     for (; p < t.packets; ++p) {
       Packet& packet = packets_[p];
       const Verdict verdict = handler(packet);
-      route_packet(packet, verdict, tally);
+      route_packet(tx, packet, verdict, tally);
     }
     unwind.dismiss();
   }
@@ -79,33 +93,33 @@ inline std::uint32_t Queue::reserve_tx_chains(std::uint32_t n) noexcept {
   return tx_->reserve(n);  // all n: the room was checked above
 }
 
-// One packet to where its verdict sends it, as a chain on tx or its fragments to recycle.
-inline void Queue::route_packet(Packet& packet, Verdict verdict,
+// One packet to where its verdict sends it, as a chain on tx (its reserved slots, `tx`) or its
+// fragments to recycle.
+inline void Queue::route_packet(const RingWindow<xdp_desc>& tx, Packet& packet, Verdict verdict,
                                 detail::PacketTally& tally) noexcept {
   static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
   const std::uint32_t count = packet.count_;
-  Frame* fragments = packet.frames_;
-  const std::uint32_t start = tally.sent;
+  Frame* const fragments = packet.frames_;
   bool kept = false;  // read here, handed over below
   bool empty = false;
-  if (verdict != Verdict::drop) [[likely]] {
+  for (std::uint32_t k = 0; k < count; ++k) {
+    kept |= fragments[k].kept_;
+    empty |= fragments[k].size_ == 0;
+  }
+  // A kept fragment: the chain cannot go out whole. An empty one: the kernel would drop the
+  // chain and never complete it; it is invalid.
+  if (verdict != Verdict::drop && !kept && !empty) [[likely]] {
+    const std::uint32_t last = count - 1;
+    const std::uint32_t first_slot = tally.sent;
     for (std::uint32_t k = 0; k < count; ++k) {
       const Frame& f = fragments[k];
-      kept = kept || f.kept_;
-      empty = empty || f.size_ == 0;
-      tx_->at(tally.sent++) =
-          xdp_desc{f.address_, f.size_, k + 1 < count ? uapi::xdp_pkt_contd : 0U};
+      tx[first_slot + k] = xdp_desc{f.address_, f.size_, k < last ? uapi::xdp_pkt_contd : 0U};
+      to_tx(chunk_of(f.address_), FramePlace::application);
     }
-    if (!kept && !empty) [[likely]] {
-      for (std::uint32_t k = 0; k < count; ++k) {
-        to_tx(chunk_of(fragments[k].address_), FramePlace::application);
-      }
-      return;
-    }
-    // A kept fragment: the chain cannot go out whole. An empty one: the kernel would drop the
-    // chain and never complete it; it is invalid.
-    tally.sent = start;
+    tally.sent = first_slot + count;
+    return;
   }
+  if (verdict == Verdict::drop) empty = false;  // dropped, whatever its fragments hold
   const bool invalid = empty && !kept;
   tally.invalid_chains += invalid ? 1 : 0;
   for (std::uint32_t k = 0; k < count; ++k) {

@@ -1,6 +1,7 @@
 // Queue::send(std::span<FrameRef>): kept frames sent as one batch, in order, each FrameRef dealt
 // with once; what does not fit stays in its FrameRef, and every frame stays accounted for.
 #include "expect_accounted.hpp"
+#include "sequence_packet.hpp"
 
 #include <afxdp/frame_ref.hpp>
 #include <afxdp/queue.hpp>
@@ -21,11 +22,7 @@ using afxdp::Queue;
 using afxdp::testing::Loopback;
 using queue_test::expect_accounted;
 
-std::vector<std::byte> packet(std::uint32_t sequence) {
-  std::vector<std::byte> bytes(64, std::byte{0x5a});
-  std::memcpy(bytes.data(), &sequence, sizeof sequence);
-  return bytes;
-}
+using queue_test::packet;
 
 // Injects packets first..first+n-1 and keeps every frame the queue receives.
 void receive_and_keep(Loopback& lb, Queue& q, std::uint32_t first, std::uint32_t n,

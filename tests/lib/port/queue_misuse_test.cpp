@@ -3,6 +3,7 @@
 // kernel does (a duplicated completion), on testing::Loopback: every frame handled at most once,
 // none lost, and the queue keeps working.
 #include "expect_accounted.hpp"
+#include "sequence_packet.hpp"
 
 #include <afxdp/packet.hpp>
 #include <afxdp/queue.hpp>
@@ -28,11 +29,7 @@ using afxdp::testing::Loopback;
 using afxdp::testing::LoopbackConfig;
 using namespace std::chrono_literals;
 
-std::vector<std::byte> packet(std::uint32_t sequence, std::size_t size = 64) {
-  std::vector<std::byte> bytes(size, std::byte{0x5A});
-  std::memcpy(bytes.data(), &sequence, sizeof sequence);
-  return bytes;
-}
+using queue_test::packet;
 
 using queue_test::expect_accounted;
 

@@ -561,63 +561,6 @@ TEST(Queue, AReaderThatReadsItsFramesOutOfOrderKeepsTheOneItReadAndNoOther) {
   EXPECT_EQ(q.account().held, 0U);
 }
 
-// A reader's Frames builds a new Frame each time one is read: keeping the same frame through a
-// second read is refused, also after the first FrameRef was sent inside the reader (the frame is
-// then on tx, and the batch must not recycle it too).
-TEST(Queue, AFrameKeptAndSentInsideTheReaderIsNeitherKeptAgainNorRecycled) {
-  Loopback lb({.frames_per_queue = 16, .ring_size = 8});
-  Queue& q = lb.port().queues()[0];
-  for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(i)));
-  afxdp::FrameRef again;
-  EXPECT_EQ(q.receive([&](Frames frames) {
-    afxdp::FrameRef kept = q.keep(frames[1]);
-    ASSERT_TRUE(kept);
-    EXPECT_FALSE(q.keep(frames[1])) << "kept twice while held";
-    EXPECT_TRUE(q.send(std::move(kept)));
-    again = q.keep(frames[1]);
-  }),
-            4U);
-  EXPECT_FALSE(again) << "kept again after its FrameRef was sent: lent twice";
-  EXPECT_EQ(q.stats().refused, 2U);
-  expect_accounted(q);
-  EXPECT_EQ(q.account().tx, 1U);
-  q.flush();
-  const auto wire = lb.transmitted(0);
-  ASSERT_EQ(wire.size(), 1U);
-  EXPECT_EQ(wire[0], packet(1));
-}
-
-// A FrameRef of an earlier batch that ends inside a reader is unmarked once that batch ends: its
-// frame, received again later, is kept and given back like any other (none lost, none refused).
-TEST(Queue, AFrameRefEndedInsideALaterReaderLeavesItsFrameFreeToKeepAgain) {
-  Loopback lb({.frames_per_queue = 16, .ring_size = 8});
-  Queue& q = lb.port().queues()[0];
-  ASSERT_TRUE(lb.inject(0, packet(0)));
-  afxdp::FrameRef kept;
-  q.receive([&](Frames frames) { kept = q.keep(frames[0]); });
-  ASSERT_TRUE(kept);
-  const std::uint64_t address = kept.frame().address();
-  ASSERT_TRUE(lb.inject(0, packet(1)));
-  q.receive([&](Frames) { q.recycle(std::move(kept)); });
-  expect_accounted(q);
-  bool seen = false;
-  for (std::uint32_t round = 0; round < 8; ++round) {  // every frame goes round again
-    for (std::uint32_t i = 0; i < 4; ++i) ASSERT_TRUE(lb.inject(0, packet(10 + i)));
-    std::vector<afxdp::FrameRef> refs;
-    q.receive([&](Frames frames) {
-      for (Frame f : frames) {
-        seen |= f.address() == address;
-        refs.push_back(q.keep(f));
-        EXPECT_TRUE(refs.back()) << "a frame received again is refused";
-      }
-    });
-    for (afxdp::FrameRef& ref : refs) q.recycle(std::move(ref));
-    expect_accounted(q);
-  }
-  EXPECT_TRUE(seen) << "the recycled frame never came round";
-  EXPECT_EQ(q.stats().refused, 0U);
-}
-
 // A Frame is not the application's to make, copy, assign or swap. A copy kept while the Queue
 // recycled the original lent that frame twice; a frame assigned into a TxBatch slot was sent in
 // the place of the slot's pool frame, which was lost.

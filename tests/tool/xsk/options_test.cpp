@@ -4,6 +4,7 @@
 #include <xsk/xsk_run.hpp>
 
 #include "expect_throw.hpp"
+#include "parse_xsk_options.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,16 +17,7 @@ namespace {
 using afxdp::tool::Benchmark;
 using afxdp::tool::XskOptions;
 
-// Parses `args` as `afxdp <benchmark> args...`; throws what CLI11 throws.
-XskOptions parse(Benchmark benchmark, std::vector<std::string> args) {
-  CLI::App app{"test", "afxdp"};
-  XskOptions options;
-  afxdp::tool::add_xsk_subcommand(app, options, benchmark, "test");
-  args.insert(args.begin(), afxdp::tool::benchmark_name(benchmark));
-  std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
-  app.parse(args);
-  return options;
-}
+using xsk_options_test::parse;
 
 TEST(XskOptions, EachBenchmarkIsNamedByItsSubcommandsName) {
   for (const Benchmark b : {Benchmark::rxdrop, Benchmark::txpush, Benchmark::l2fwd}) {

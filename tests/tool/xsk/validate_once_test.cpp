@@ -5,6 +5,7 @@
 #include <xsk/xsk_run.hpp>
 
 #include "expect_throw.hpp"
+#include "parse_xsk_options.hpp"
 #include "validate_calls.hpp"
 #include <gtest/gtest.h>
 
@@ -18,15 +19,7 @@ namespace {
 using afxdp::tool::Benchmark;
 using afxdp::tool::XskOptions;
 
-XskOptions parse(Benchmark benchmark, std::vector<std::string> args) {
-  CLI::App app{"test", "afxdp"};
-  XskOptions options;
-  afxdp::tool::add_xsk_subcommand(app, options, benchmark, "test");
-  args.insert(args.begin(), afxdp::tool::benchmark_name(benchmark));
-  std::reverse(args.begin(), args.end());  // CLI11 takes the vector reversed
-  app.parse(args);
-  return options;
-}
+using xsk_options_test::parse;
 
 TEST(ValidateOnce, ParsingChecksThePortConfigAndOpeningDoesNot) {
   for (const Benchmark b : {Benchmark::rxdrop, Benchmark::txpush, Benchmark::l2fwd}) {
