@@ -2,6 +2,7 @@
 // an exception. The per-frame loops are in detail/queue_loops.hpp (inline, so that handlers
 // inline into them); waiting is in queue_wait.cpp, multi-buffer chains in queue_chains.cpp,
 // TxBatch and FrameRef in queue_held.cpp.
+#include <afxdp/detail/completion_run.hpp>
 #include <afxdp/detail/queue_kernel.hpp>
 #include <afxdp/queue.hpp>
 #include <afxdp/xsk/interface.hpp>
@@ -71,53 +72,78 @@ Queue::Queue(const detail::QueueSetup& s)
   for (Frame& f : tx_frames_) f.frame_size_ = geo_.frame_size;
 }
 
-// Where completed frames go home: a queue's frames [first, first + span), their on-tx marks
-// (to_tx's, cleared by complete_slow as it accepts) and its pool's spare() slots, where they
-// are written. queue null: nowhere, an address no queue lent.
-struct Queue::Home {
+// Where completed frames go home: a queue's frames, their on-tx marks (to_tx's) and its pool's
+// spare() slots (detail::HomeRange). queue null: nowhere, an address no queue lent.
+struct Queue::Home : detail::HomeRange {
   Queue* queue = nullptr;
-  std::uint64_t first = 0;
-  std::uint64_t span = 0;
-  std::uint8_t* on_tx = nullptr;
-  std::uint32_t shift = 0;
-  std::uint64_t* free = nullptr;
 };
+
+// One home's run of completions, in this build's variant (the checked build counts each by its
+// on-tx mark).
+namespace {
+std::size_t accept_run(const detail::FrameGeometry& g, const detail::HomeRange& home,
+                       const std::uint64_t* in, std::size_t size, std::size_t& accepted) noexcept {
+  constexpr bool checked = detail::checks_kernel;
+  return g.unaligned ? detail::accept_run<true, checked>(g, home, in, size, accepted)
+                     : detail::accept_run<false, checked>(g, home, in, size, accepted);
+}
+}  // namespace
 
 // Completions: this queue's frames are recycled, the other queue's go back to it.
 void Queue::complete_slow(std::uint32_t n) noexcept {
   const detail::FrameGeometry g = geo_;
+  // Release on a UMEM of its own: every completion is one of this queue's frames, sent once.
+  const bool all_own = !detail::checks_kernel && owners_ == nullptr && !g.unaligned;
   while (n != 0) {
-    Home home = own_home();
-    std::size_t marked = 0;  // of the current home's, written at home.free
-    std::uint32_t accepted = 0;
-    for (const std::span<const std::uint64_t> part : completion_->peeked().parts()) {
-      const std::uint64_t* next = part.data();
-      const std::uint64_t* const end = next + part.size();
-      while ((next = g.unaligned ? accept<true>(home, next, end, marked)
-                                 : accept<false>(home, next, end, marked)) != end) {
-        // Not the current home's: another queue's frame (forward()), or this one's again. The
-        // run so far goes home first.
-        if (marked != 0) accepted += home.queue->take_back(static_cast<std::uint32_t>(marked));
-        marked = 0;
-        std::uint64_t chunk = g.chunk(*next);
-        if (g.unaligned) chunk = g.nearest_frame(chunk);
-        home = home_of(chunk);
-        if (home.queue == nullptr || chunk - home.first >= home.span) [[unlikely]] {
-          // No queue lent it: the peer's error, refused (counted below as what was not accepted).
-          home = own_home();
-          ++next;
-        }
-      }
-    }
-    if (marked != 0) accepted += home.queue->take_back(static_cast<std::uint32_t>(marked));
+    const std::uint32_t accepted = all_own ? accept_own(n) : accept_homes();
     completion_->release(n);
     const std::uint32_t refused = n - accepted;
-    accepted = std::min(accepted, tx_in_flight_);
-    tx_in_flight_ -= accepted;
-    detail::QueueCounters::add(counters_.completed, accepted);
+    const std::uint32_t completed = std::min(accepted, tx_in_flight_);
+    tx_in_flight_ -= completed;
+    detail::QueueCounters::add(counters_.completed, completed);
     if (refused != 0) detail::QueueCounters::add(counters_.refused, refused);
     n = completion_->peek(max_batch);
   }
+}
+
+// The n peeked completions, all this queue's frames: taken back with no test (accept_all).
+std::uint32_t Queue::accept_own(std::uint32_t n) noexcept {
+  std::uint64_t* free = pool_.spare();
+  for (const std::span<const std::uint64_t> part : completion_->peeked().parts()) {
+    detail::accept_all(geo_, part.data(), part.size(), free);
+    free += part.size();
+  }
+  return take_back(n);
+}
+
+// The peeked completions, each to the queue that lent it: runs of one home's frames, each run
+// taken back by its queue. Returns how many were accepted.
+std::uint32_t Queue::accept_homes() noexcept {
+  const detail::FrameGeometry g = geo_;
+  Home home = own_home();
+  std::size_t marked = 0;  // of the current home's, written at home.free
+  std::uint32_t accepted = 0;
+  for (const std::span<const std::uint64_t> part : completion_->peeked().parts()) {
+    const std::uint64_t* next = part.data();
+    const std::uint64_t* const end = next + part.size();
+    while ((next += accept_run(g, home, next, static_cast<std::size_t>(end - next), marked)) !=
+           end) {
+      // Not the current home's: another queue's frame (forward()), or this one's again. The
+      // run so far goes home first.
+      if (marked != 0) accepted += home.queue->take_back(static_cast<std::uint32_t>(marked));
+      marked = 0;
+      std::uint64_t chunk = g.chunk(*next);
+      if (g.unaligned) chunk = g.nearest_frame(chunk);
+      home = home_of(chunk);
+      if (home.queue == nullptr || chunk - home.first >= home.span) [[unlikely]] {
+        // No queue lent it: the peer's error, refused (counted as what was not accepted).
+        home = own_home();
+        ++next;
+      }
+    }
+  }
+  if (marked != 0) accepted += home.queue->take_back(static_cast<std::uint32_t>(marked));
+  return accepted;
 }
 
 // The queue a completed chunk belongs to: this one, or (a shared UMEM) the one that lent it.
@@ -129,7 +155,7 @@ Queue::Home Queue::home_of(std::uint64_t chunk) noexcept {
 }
 
 Queue::Home Queue::own_home() noexcept {
-  return {this, geo_.first, geo_.span, on_tx_.data(), geo_.frame_shift, pool_.spare()};
+  return {{geo_.first, geo_.span, on_tx_.data(), geo_.frame_shift, pool_.spare()}, this};
 }
 
 // std::logic_error naming the queue, the verb and what the queue lacks for it.
@@ -148,39 +174,6 @@ void Queue::refuse(std::uint8_t needs, const char* verb) const {
     why = "called inside a handler or reader of this queue's batch (or of a forward() out of it)";
   }
   throw std::logic_error(std::string("Queue::") + verb + " on " + name() + ": " + why);
-}
-
-// complete_slow's loop: completed addresses from `next` on, while they are home's frames, each
-// written to home.free[accepted] and counted in `accepted` when its on-tx mark was set (the
-// mark cleared). Returns where it stopped: at `end`, or at an address of another home.
-template <bool Unaligned>
-const std::uint64_t* Queue::accept(const Home& home, const std::uint64_t* next,
-                                   const std::uint64_t* end, std::size_t& accepted) const noexcept {
-  const std::uint64_t chunk_mask = geo_.chunk_mask;
-  std::size_t marked = accepted;
-  // Unrolled, as put_batch's and allocate's loops: the loop's own step and test, once per four
-  // frames, are a fifth of its instructions per frame otherwise (scripts/cost).
-#pragma GCC unroll 4
-  for (; next != end; ++next) {
-    std::uint64_t chunk = *next & chunk_mask;
-    // Linux 6.18's copy mode hands an odd tx address back one lower (it tags bit 0 of the skb's
-    // destructor_arg); our tx addresses are frame starts, so take the nearest one.
-    if constexpr (Unaligned) chunk = geo_.nearest_frame(chunk);
-    home.free[marked] = chunk;  // kept only when accepted below (spare(): always in bounds)
-    const std::uint64_t at = chunk - home.first;
-    if (at >= home.span) [[unlikely]]
-      break;
-    if constexpr (detail::checks_kernel) {
-      // Accepted when it was out on tx; else a duplicate, or never sent: refused.
-      std::uint8_t& mark = home.on_tx[at >> home.shift];
-      marked += mark;
-      mark = 0;
-    } else {
-      ++marked;  // the kernel completes what was sent, once (Release trusts it)
-    }
-  }
-  accepted = marked;
-  return next;
 }
 
 // Lend pool frames to the fill ring until it holds its share again (or has no room).

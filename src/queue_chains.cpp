@@ -27,6 +27,7 @@ void Queue::unwind_serve_packets(std::uint32_t n, std::uint32_t p, detail::Chain
     for (std::uint32_t i = released; i < n; ++i) {
       record(chunk_of(frames_[i].address_), FramePlace::application, FramePlace::fill);
     }
+    t.rx_bytes = detail::descriptor_bytes(rx_->peeked(), released);
     rx_->cancel(n - released);
     t.taken = released;  // the rest are the kernel's again
     t.packets = p + 1;
@@ -119,12 +120,14 @@ bool Queue::take_clean_chains(std::uint32_t n, detail::ChainTake& t) noexcept {
   Packet* const packets = packets_.data();
   Packet* packet = packets;
   std::uint32_t left = n;
+  std::uint64_t bytes = 0;
   for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
     const std::uint32_t count = left < part.size() ? left : static_cast<std::uint32_t>(part.size());
     left -= count;
     for (const xdp_desc& desc : part.first(count)) {
       if (!take_as<Unaligned>(g, desc, *next)) [[unlikely]]
         return false;
+      bytes += desc.len;
       next->batch_ = batch;
       ++next;
       const auto fragments = static_cast<std::uint32_t>(next - first);
@@ -144,7 +147,10 @@ bool Queue::take_clean_chains(std::uint32_t n, detail::ChainTake& t) noexcept {
       record(chunk_of(frames[i].address_), FramePlace::fill, FramePlace::application);
     }
   }
-  t = {.packets = static_cast<std::uint32_t>(packet - packets), .taken = n, .refused = 0};
+  t = {.packets = static_cast<std::uint32_t>(packet - packets),
+       .taken = n,
+       .refused = 0,
+       .rx_bytes = bytes};
   return true;
 }
 
@@ -166,6 +172,7 @@ detail::ChainTake Queue::take_chains_as(std::uint32_t n) noexcept {
   bool bad = false;
   for (std::uint32_t i = 0; i < n; ++i) {
     const xdp_desc& desc = rx[i];
+    t.rx_bytes += desc.len;
     const bool more = (desc.options & uapi::xdp_pkt_contd) != 0;
     std::uint64_t chunk = 0;
     const bool ok = take_as<Unaligned>(g, desc, frames[used], chunk);

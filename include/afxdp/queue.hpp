@@ -216,7 +216,7 @@ class Queue {
   std::uint32_t reserve_tx(Queue& out, std::uint32_t n) noexcept;
   void end_rx(std::uint32_t n, std::uint32_t taken, std::uint64_t bytes) noexcept;
   bool refill_from(const RingWindow<const xdp_desc>& taken) noexcept;
-  bool refill_from(const Frame* frames, std::uint32_t n) noexcept;
+  bool refill_from(const Frame* frames, std::uint32_t n, std::uint64_t rx_bytes) noexcept;
   void end_refill(std::uint32_t n, std::uint64_t bytes) noexcept;
   void publish_tx(std::uint32_t reserved, std::uint32_t sent, std::uint64_t bytes) noexcept;
   void submit_tx(std::uint32_t n, std::uint64_t bytes) noexcept;
@@ -230,12 +230,12 @@ class Queue {
   // reads.
   template <bool Unaligned, class Handler>
   [[gnu::always_inline]] std::uint32_t serve_batch(Handler& handler, std::uint32_t n);
-  template <bool Unaligned, class Handler>
+  template <bool Unaligned, bool Shared, class Handler>
   [[gnu::always_inline]] std::uint32_t forward_batch(Queue& out, Handler& handler, std::uint32_t n);
   void finish_serve(std::uint32_t n, std::uint32_t taken, std::uint32_t sent, std::uint32_t dropped,
                     detail::ServeBytes bytes) noexcept;
   void route(Queue& out, RingCursor<xdp_desc>&, Frame, Verdict, bool shared, detail::ForwardTally&);
-  void finish_forward(Queue& out, std::uint32_t n, const detail::ForwardTally& tally);
+  void finish_forward(Queue& out, std::uint32_t n, detail::ForwardTally tally);
   std::uint32_t reserve_tx_chains(std::uint32_t n) noexcept;
   [[nodiscard]] std::uint32_t chain_prefix(std::uint32_t n, std::uint32_t limit,
                                            bool first_only = false) const noexcept;
@@ -248,7 +248,7 @@ class Queue {
   void route_packet(const RingWindow<xdp_desc>&, Packet&, Verdict, detail::PacketTally&) noexcept;
   void finish_receive_packets(std::uint32_t n, const detail::ChainTake& t) noexcept;
   void finish_serve_packets(std::uint32_t n, std::uint32_t released, const detail::ChainTake&,
-                            const detail::PacketTally&) noexcept;
+                            detail::PacketTally) noexcept;
 
   // ---- A batch off the rule: kept, refused, thrown (src/queue.cpp, queue_chains.cpp) ----
   void finish_receive(std::uint32_t n, const RingWindow<const xdp_desc>&, std::uint64_t) noexcept;
@@ -262,6 +262,8 @@ class Queue {
   // ---- Cold steps: refill, completions, kicks (src/queue.cpp: each says what it does) ----
   void top_up_fill() noexcept;
   void complete_slow(std::uint32_t n) noexcept;
+  std::uint32_t accept_own(std::uint32_t n) noexcept;
+  std::uint32_t accept_homes() noexcept;
   void idle_turn() noexcept;
   std::uint32_t hold_back(std::uint32_t n, std::uint32_t room) noexcept;
   bool copy_in(const Frame& frame, xdp_desc& slot) noexcept;
@@ -273,9 +275,6 @@ class Queue {
   struct Home;  // where completed frames go home
   Home home_of(std::uint64_t chunk) noexcept;
   Home own_home() noexcept;
-  template <bool Unaligned>
-  const std::uint64_t* accept(const Home& home, const std::uint64_t* next, const std::uint64_t* end,
-                              std::size_t& accepted) const noexcept;
   std::uint32_t take_back(std::uint32_t n) noexcept;
 
   // ---- Waiting (src/queue_wait.cpp) ----

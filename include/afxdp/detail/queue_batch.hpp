@@ -33,9 +33,10 @@ struct ForwardTally {
 
 // Multi-buffer: the whole chains a batch took off rx.
 struct ChainTake {
-  std::uint32_t packets = 0;  // in packets_, their fragments in frames_
-  std::uint32_t taken = 0;    // descriptors taken as this queue's frames
-  std::uint32_t refused = 0;  // frames of invalid chains, their chunks in chunks_[0, refused)
+  std::uint32_t packets = 0;   // in packets_, their fragments in frames_
+  std::uint32_t taken = 0;     // descriptors taken as this queue's frames
+  std::uint32_t refused = 0;   // frames of invalid chains, their chunks in chunks_[0, refused)
+  std::uint64_t rx_bytes = 0;  // what the descriptors released on rx carry
 };
 
 // What one serve_packets() batch did with its packets.
@@ -44,6 +45,7 @@ struct PacketTally {
   std::uint32_t back = 0;            // frames to recycle, their chunks in chunks_
   std::uint32_t dropped = 0;         // of them, by the verdict
   std::uint32_t invalid_chains = 0;  // with an empty fragment
+  std::uint64_t tx_bytes = 0;        // what the sent chains carry
 };
 
 // The bytes the first n descriptors of `window` carry: read for the byte counters while those

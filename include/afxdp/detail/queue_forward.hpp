@@ -23,32 +23,38 @@ inline std::uint32_t Queue::forward(Queue& out, Handler&& handler, std::uint32_t
   }
   n = reserve_tx(out, n);
   if (n == 0) return 0;
+  // The likeliest, aligned frames out of the other queue of a shared UMEM, has its own loop: the
+  // loop then does not test per frame what it knows.
   if (geo_.unaligned) [[unlikely]]
-    return forward_batch<true>(out, handler, n);
-  return forward_batch<false>(out, handler, n);
+    return forward_batch<true, false>(out, handler, n);
+  if (geo_.area == out.geo_.area) [[likely]]
+    return forward_batch<false, true>(out, handler, n);
+  return forward_batch<false, false>(out, handler, n);
 }
 
-// forward()'s loop, as serve_batch, with n slots reserved on out's tx ring.
-template <bool Unaligned, class Handler>
+// forward()'s loop, as serve_batch, with n slots reserved on out's tx ring. Shared: known to
+// share out's UMEM (else tested).
+template <bool Unaligned, bool Shared, class Handler>
 inline std::uint32_t Queue::forward_batch(Queue& out, Handler& handler, std::uint32_t n) {
   const detail::FrameGeometry g = geo_;
+  const RingWindow<const xdp_desc> rx = rx_->peeked();
   RingCursor<xdp_desc> out_tx(out.tx_->reserved());
   std::uint8_t* const on_tx = on_tx_.data();
-  const bool shared = g.area == out.geo_.area;
+  const bool shared = Shared || g.area == out.geo_.area;
   detail::ForwardTally tally;
   // A local, not a member: the compiler drops what the inlined handler never reads of it.
   Frame frame;
-  frame.batch_ = batch_seq_;  // keep() takes it while this batch is open
-  std::uint32_t i = 0;
+  frame.batch_ = batch_seq_;     // keep() takes it while this batch is open
+  const xdp_desc* at = nullptr;  // the descriptor in hand: a pointer the loop steps anyway
   {
     detail::OnUnwind unwind([&]() noexcept {
-      unwind_forward(out, frame, n, i - 1, tally);  // i counts the frame that threw
+      unwind_forward(out, frame, n, rx.index_of(at), tally);  // at: the frame that threw
     });
     const detail::BatchGuard batch(lacks_, frame_rx | packet_rx);  // rx peeked: no nested call
     const detail::BatchGuard out_batch(out.lacks_, tx_ability);    // out's tx reserved: no send
-    for (const std::span<const xdp_desc> part : rx_->peeked().parts()) {
+    for (const std::span<const xdp_desc> part : rx.parts()) {
       for (const xdp_desc& desc : part) {
-        ++i;
+        at = &desc;
         tally.rx_bytes += desc.len;
         if (!take_as<Unaligned>(g, desc, frame)) [[unlikely]]
           continue;
@@ -118,7 +124,7 @@ inline void Queue::route(Queue& out, RingCursor<xdp_desc>& out_tx, Frame frame, 
 }
 
 // forward()'s batch published: rx released, what was sent on out's tx ring submitted.
-inline void Queue::finish_forward(Queue& out, std::uint32_t n, const detail::ForwardTally& tally) {
+inline void Queue::finish_forward(Queue& out, std::uint32_t n, detail::ForwardTally tally) {
   end_rx(n, tally.taken, tally.rx_bytes);
   tx_out_ += tally.forwarded - tally.copied;  // this queue's frames now on out's tx ring
   recycle_chunks(chunks_.data(), tally.back, FramePlace::application);

@@ -280,18 +280,18 @@ inline std::uint32_t Queue::serve_batch(Handler& handler, std::uint32_t n) {
   std::uint32_t kept = 0;     // what was sent is what was taken, less these and the dropped
   std::uint32_t dropped = 0;
   std::uint32_t taken = 0;
-  std::uint32_t i = 0;
+  const xdp_desc* at = nullptr;  // the descriptor in hand: a pointer the loop steps anyway
   detail::ServeBytes bytes;
   {
     detail::OnUnwind unwind([&]() noexcept {
-      // i and taken count the frame that threw
-      unwind_serve(frame, n, i - 1, taken, taken - 1 - kept - dropped, dropped, bytes);
+      // at is the frame that threw; taken counts it
+      unwind_serve(frame, n, rx.index_of(at), taken, taken - 1 - kept - dropped, dropped, bytes);
     });
     // rx peeked and tx reserved: no nested call, no send.
     const detail::BatchGuard batch(lacks_, frame_rx | packet_rx | tx_ability);
     for (const std::span<const xdp_desc> part : rx.parts()) {
       for (const xdp_desc& desc : part) {
-        ++i;
+        at = &desc;
         bytes.rx += desc.len;
         if (take_as<Unaligned>(g, desc, frame)) [[likely]] {
           ++taken;

@@ -24,8 +24,8 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
     unwind.dismiss();
   }
   // As receive's rule: every frame straight from rx back to fill when none was refused or kept.
-  if (t.taken == n && t.refused == 0 && keeps_ == keeps && refill_from(frames_.data(), n))
-      [[likely]] {
+  if (t.taken == n && t.refused == 0 && keeps_ == keeps &&
+      refill_from(frames_.data(), n, t.rx_bytes)) [[likely]] {
     detail::QueueCounters::add(counters_.packets, t.packets);
     return n;
   }
@@ -33,20 +33,22 @@ std::uint32_t Queue::receive_packets(Reader&& reader, std::uint32_t max) {
   return n;
 }
 
-// As refill_from, from receive_packets' frames_ (each admitted as it was taken).
-inline bool Queue::refill_from(const Frame* frames, std::uint32_t n) noexcept {
+// As refill_from, from receive_packets' frames_ (each admitted as it was taken), rx_bytes the
+// descriptors' bytes.
+inline bool Queue::refill_from(const Frame* frames, std::uint32_t n,
+                               std::uint64_t rx_bytes) noexcept {
   if (fill_->reserve(n) != n) return false;
   const std::uint64_t mask = geo_.chunk_mask;
   RingCursor<std::uint64_t> fill(fill_->reserved());
   for (std::uint32_t i = 0; i < n; ++i) fill.put(frames[i].address_ & mask);
-  end_refill(n, detail::descriptor_bytes(rx_->peeked(), n));
+  end_refill(n, rx_bytes);
   return true;
 }
 
 // receive_packets' n descriptors released, their fragments back but those the reader kept (and
 // the refused chains' frames, already in chunks_), its packets counted.
 inline void Queue::finish_receive_packets(std::uint32_t n, const detail::ChainTake& t) noexcept {
-  end_rx(n, t.taken, detail::descriptor_bytes(rx_->peeked(), n));
+  end_rx(n, t.taken, t.rx_bytes);
   std::uint32_t back = t.refused;
   const std::uint32_t fragments = t.taken - t.refused;
   for (std::uint32_t i = 0; i < fragments; ++i) {
@@ -100,27 +102,40 @@ inline void Queue::route_packet(const RingWindow<xdp_desc>& tx, Packet& packet, 
   static_assert(verdict_count == 3, "a new Verdict: handle it here, then count it");
   const std::uint32_t count = packet.count_;
   Frame* const fragments = packet.frames_;
-  bool kept = false;  // read here, handed over below
-  bool empty = false;
-  for (std::uint32_t k = 0; k < count; ++k) {
-    kept |= fragments[k].kept_;
-    empty |= fragments[k].size_ == 0;
-  }
-  // A kept fragment: the chain cannot go out whole. An empty one: the kernel would drop the
-  // chain and never complete it; it is invalid.
-  if (verdict != Verdict::drop && !kept && !empty) [[likely]] {
-    const std::uint32_t last = count - 1;
+  bool invalid = false;
+  if (verdict != Verdict::drop) [[likely]] {
+    // A packet in one frame, the commonest even on a multi-buffer socket: no chain to write.
+    if (count == 1 && !fragments[0].kept_ && fragments[0].size_ != 0) [[likely]] {
+      const Frame& f = fragments[0];
+      tx[tally.sent++] = xdp_desc{f.address_, f.size_, 0};
+      tally.tx_bytes += f.size_;
+      to_tx(chunk_of(f.address_), FramePlace::application);
+      return;
+    }
+    // Written as a chain in one pass, then published only when it can go out whole: no fragment
+    // kept, none empty (the kernel would drop the chain and never complete it). The slots are
+    // this batch's until publish_tx, so a chain not taken is written over or cancelled.
     const std::uint32_t first_slot = tally.sent;
+    bool kept = false;
+    bool empty = false;
+    std::uint64_t bytes = 0;
     for (std::uint32_t k = 0; k < count; ++k) {
       const Frame& f = fragments[k];
-      tx[first_slot + k] = xdp_desc{f.address_, f.size_, k < last ? uapi::xdp_pkt_contd : 0U};
-      to_tx(chunk_of(f.address_), FramePlace::application);
+      kept |= f.kept_;
+      empty |= f.size_ == 0;
+      bytes += f.size_;
+      tx[first_slot + k] = xdp_desc{f.address_, f.size_, uapi::xdp_pkt_contd};
     }
-    tally.sent = first_slot + count;
-    return;
+    if (!kept && !empty) [[likely]] {
+      tally.tx_bytes += bytes;
+      tx[first_slot + count - 1].options = 0;  // the chain's end
+      for (std::uint32_t k = 0; k < count; ++k)
+        to_tx(chunk_of(fragments[k].address_), FramePlace::application);
+      tally.sent = first_slot + count;
+      return;
+    }
+    invalid = empty && !kept;
   }
-  if (verdict == Verdict::drop) empty = false;  // dropped, whatever its fragments hold
-  const bool invalid = empty && !kept;
   tally.invalid_chains += invalid ? 1 : 0;
   for (std::uint32_t k = 0; k < count; ++k) {
     if (handed_to_ref(fragments[k])) [[unlikely]]
@@ -133,15 +148,15 @@ inline void Queue::route_packet(const RingWindow<xdp_desc>& tx, Packet& packet, 
 // serve_packets' batch published: n reserved on tx, `released` descriptors handed back on rx.
 inline void Queue::finish_serve_packets(std::uint32_t n, std::uint32_t released,
                                         const detail::ChainTake& t,
-                                        const detail::PacketTally& tally) noexcept {
-  end_rx(released, t.taken, detail::descriptor_bytes(rx_->peeked(), released));
+                                        detail::PacketTally tally) noexcept {
+  end_rx(released, t.taken, t.rx_bytes);
   tx_out_ += tally.sent;
   recycle_chunks(chunks_.data(), tally.back, FramePlace::application);
   detail::QueueCounters::add(counters_.packets, t.packets);
   if (tally.dropped != 0) detail::QueueCounters::add(counters_.dropped, tally.dropped);
   if (tally.invalid_chains != 0) [[unlikely]]
     detail::QueueCounters::add(counters_.invalid_chains, tally.invalid_chains);
-  publish_tx(n, tally.sent, detail::descriptor_bytes(tx_->reserved(), tally.sent));
+  publish_tx(n, tally.sent, tally.tx_bytes);
 }
 
 }  // namespace afxdp

@@ -96,6 +96,13 @@ class RingWindow {
     const std::uint32_t head = count_ < to_end ? count_ : to_end;
     return {std::span<Entry>(entries_ + start, head), std::span<Entry>(entries_, count_ - head)};
   }
+  // The index in the window of one of its entries (a pointer a loop over parts() holds).
+  [[nodiscard]] std::uint32_t index_of(const Entry* entry) const noexcept {
+    const std::uint32_t start = first_ & mask_;
+    const auto slot = static_cast<std::uint32_t>(entry - entries_);
+    AFXDP_RING_EXPECTS(slot <= mask_ && ((slot - start) & mask_) < count_);
+    return (slot - start) & mask_;
+  }
 
  private:
   Entry* entries_;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace {
@@ -43,6 +44,24 @@ TEST(RingWrap, ACursorFillsAWindowAcrossTheArraysEnd) {
   for (std::uint64_t i = 0; i < 4; ++i) cursor.put(0xb000U + i);
   fill.submit(4);
   EXPECT_EQ(kernel.consume(8), (std::vector<std::uint64_t>{0xb000, 0xb001, 0xb002, 0xb003}));
+}
+
+// index_of names each entry of a window by its place in it, also past the array's end (how a
+// loop over parts() that holds a pointer tells how far it got).
+TEST(RingWrap, IndexOfCountsAcrossTheArraysEnd) {
+  Kernel kernel(8, u32_max - 1);  // slots 6, 7, then 0, 1, 2
+  afxdp::FillRing fill(kernel.layout());
+  ASSERT_EQ(fill.reserve(5), 5U);
+  const afxdp::RingWindow<std::uint64_t> window = fill.reserved();
+  std::uint32_t expected = 0;
+  for (const std::span<std::uint64_t> part : window.parts()) {
+    for (std::uint64_t& entry : part) {
+      EXPECT_EQ(window.index_of(&entry), expected);
+      EXPECT_EQ(&window[expected], &entry);
+      ++expected;
+    }
+  }
+  EXPECT_EQ(expected, 5U);
 }
 
 TEST(RingWrap, ConsumerAcrossTheWrap) {
