@@ -67,9 +67,6 @@ Queue::Queue(const detail::QueueSetup& s)
   fill_->submit(lend);
   fill_side_ = lend;
   fill_target_ = lend;
-  // allocate() writes only what differs per frame: a batch's frames are whole frames, and
-  // nothing but resize() (the size) changes them while the application holds them.
-  for (Frame& f : tx_frames_) f.frame_size_ = geo_.frame_size;
 }
 
 // Where completed frames go home: a queue's frames, their on-tx marks (to_tx's) and its pool's

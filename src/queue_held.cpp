@@ -3,33 +3,92 @@
 #include <afxdp/queue.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 namespace afxdp {
 
 TxBatch Queue::allocate(std::uint32_t n) {
-  if (batch_open_ || tx_ == nullptr) return TxBatch(nullptr, tx_frames_.data(), 0);
+  std::uint64_t* const addresses = tx_addresses_.data();
+  std::uint32_t* const sizes = tx_sizes_.data();
+  if (batch_open_ || tx_ == nullptr) return TxBatch(nullptr, addresses, sizes, geo_.area, 0, 0);
   if (tx_in_flight_ != 0) complete();
   const std::span<const std::uint64_t> chunks = pool_.take_view(std::min(n, max_batch));
   n = static_cast<std::uint32_t>(chunks.size());
-  const detail::FrameGeometry g = geo_;
-  Frame* const frames = tx_frames_.data();
-  // Only what differs per frame: frame_size_ (and headroom_ 0) were set once, by the constructor.
-#pragma GCC unroll 4
-  for (std::uint32_t i = 0; i < n; ++i) {
-    Frame& f = frames[i];
-    f.data_ = g.area + chunks[i];
-    f.address_ = chunks[i];
-    f.size_ = 0;
-  }
+  // Each frame empty until the application resizes it.
+  std::memcpy(addresses, chunks.data(), chunks.size_bytes());
+  std::memset(sizes, 0, n * sizeof(std::uint32_t));
   if constexpr (FrameLedger::enabled) {
     for (std::uint32_t i = 0; i < n; ++i)
       record(chunks[i], FramePlace::free, FramePlace::application);
   }
   held_ += n;
   batch_open_ = true;
-  return TxBatch(this, tx_frames_.data(), n);
+  return TxBatch(this, addresses, sizes, geo_.area, geo_.frame_size, n);
+}
+
+// xdp_desc is {u64 addr; u32 len; u32 options}: on a little-endian machine a u64 written at len
+// is len in its low half and options in its high one.
+static_assert(std::endian::native == std::endian::little && sizeof(xdp_desc) == 16 &&
+              offsetof(xdp_desc, len) == 8 && offsetof(xdp_desc, options) == 12);
+
+// The batch's next n frames onto the n slots reserved on q's tx, in order, but an empty one (the
+// kernel skips an empty descriptor and never completes it: the frame would be lost), which goes
+// back to the pool, refused and counted. Returns how many went on tx; `bytes`: what they carry.
+inline std::uint32_t TxBatch::put(Queue& q, std::uint32_t n, std::uint64_t& bytes) noexcept {
+  // One pass, vectorised: each descriptor written, and the sizes summed (in 32 bits: at most
+  // max_batch frames of at most 64 KiB, the UMEM's largest) and checked for an empty one, in
+  // which case put_packed writes the slots again (they are reserved: the kernel sees nothing).
+  static_assert(std::uint64_t{max_batch} * 65536 <= ~0U);
+  const std::uint64_t* const addresses = addresses_ + next_;
+  std::uint32_t sum = 0;
+  std::uint32_t empty = 0;
+  const std::uint64_t* address = addresses;
+  const std::uint32_t* size = sizes_ + next_;
+  for (const std::span<xdp_desc> part : q.tx_->reserved().parts()) {
+#pragma GCC unroll 4
+    for (xdp_desc& slot : part) {
+      const std::uint32_t len = *size++;
+      sum += len;
+      empty |= len == 0 ? 1U : 0U;
+      // len and options (0) as one 8-byte word: two stores a descriptor, where three fields took
+      // three (scripts/cost).
+      const std::uint64_t len_options = len;
+      slot.addr = *address++;
+      std::memcpy(reinterpret_cast<std::byte*>(&slot) + offsetof(xdp_desc, len), &len_options,
+                  sizeof len_options);
+    }
+  }
+  if (empty != 0) [[unlikely]] {
+    const std::uint32_t sent = put_packed(q, n);
+    bytes = detail::descriptor_bytes(q.tx_->reserved(), sent);
+    return sent;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) q.to_tx(addresses[i], FramePlace::application);
+  bytes = sum;
+  return n;
+}
+
+// put's n frames when one is empty: the others packed into the first slots, in order.
+std::uint32_t TxBatch::put_packed(Queue& q, std::uint32_t n) noexcept {
+  const std::uint64_t* const addresses = addresses_ + next_;
+  const std::uint32_t* const sizes = sizes_ + next_;
+  const RingWindow<xdp_desc> tx = q.tx_->reserved();
+  std::uint32_t sent = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (sizes[i] == 0) {
+      q.pool_.give(addresses[i]);
+      q.record(addresses[i], FramePlace::application, FramePlace::free);
+      detail::QueueCounters::add(q.counters_.refused, 1);
+      continue;
+    }
+    tx[sent++] = xdp_desc{addresses[i], sizes[i], 0};
+    q.to_tx(addresses[i], FramePlace::application);
+  }
+  return sent;
 }
 
 std::uint32_t TxBatch::send(std::uint32_t count) {
@@ -45,7 +104,7 @@ std::uint32_t TxBatch::send(std::uint32_t count) {
   }
   n = q.tx_->reserve(n);  // all n: they fit
   std::uint64_t bytes = 0;
-  const std::uint32_t sent = q.put_batch(frames_ + next_, n, bytes);
+  const std::uint32_t sent = put(q, n, bytes);
   q.tx_->cancel(n - sent);
   q.submit_tx(sent, bytes);
   q.tx_out_ += sent;
@@ -67,75 +126,29 @@ std::uint32_t TxBatch::send_packet(std::uint32_t fragments) {
     q.kick_tx();
     if (q.tx_->reserve(fragments) == 0) return 0;
   }
-  Frame* const first = frames_ + next_;
+  const std::uint64_t* const addresses = addresses_ + next_;
+  const std::uint32_t* const sizes = sizes_ + next_;
   next_ += fragments;
   q.held_ -= fragments;  // out of the open batch, sent or refused
   // An empty descriptor is invalid, and the kernel drops the whole chain without completing it.
-  if (std::any_of(first, first + fragments, [](const Frame& f) { return f.size() == 0; })) {
+  if (std::find(sizes, sizes + fragments, 0U) != sizes + fragments) {
     q.tx_->cancel(fragments);
     for (std::uint32_t k = 0; k < fragments; ++k) {
-      q.pool_.give(first[k].address());
-      q.record(first[k].address(), FramePlace::application, FramePlace::free);
+      q.pool_.give(addresses[k]);
+      q.record(addresses[k], FramePlace::application, FramePlace::free);
     }
     detail::QueueCounters::add(q.counters_.refused, fragments);
     return fragments;
   }
   for (std::uint32_t k = 0; k < fragments; ++k) {
     const std::uint32_t options = k + 1 < fragments ? uapi::xdp_pkt_contd : 0U;
-    q.tx_->at(k) = xdp_desc{first[k].address(), first[k].size(), options};
-    q.to_tx(first[k].address(), FramePlace::application);
+    q.tx_->at(k) = xdp_desc{addresses[k], sizes[k], options};
+    q.to_tx(addresses[k], FramePlace::application);
   }
   q.submit_tx(fragments, detail::descriptor_bytes(q.tx_->reserved(), fragments));
   q.tx_out_ += fragments;
   q.after_send();
   return fragments;
-}
-
-// A TxBatch's n frames onto the n slots reserved on tx, in order, but an empty one (the kernel
-// skips an empty descriptor and never completes it: the frame would be lost), which goes back
-// to the pool, refused and counted. Returns how many went on tx; `bytes`: what they carry.
-std::uint32_t Queue::put_batch(const Frame* frames, std::uint32_t n,
-                               std::uint64_t& bytes) noexcept {
-  const detail::FrameGeometry g = geo_;
-  std::uint8_t* const on_tx = on_tx_.data();
-  // Each frame into the slot of its own index, up to the first empty one.
-  const Frame* f = frames;
-  std::uint64_t sum = 0;
-  for (const std::span<xdp_desc> part : tx_->reserved().parts()) {
-#pragma GCC unroll 4
-    for (xdp_desc& slot : part) {
-      if (f->size_ == 0) [[unlikely]] {
-        const std::uint32_t sent = put_packed(frames, n, static_cast<std::uint32_t>(f - frames));
-        bytes = detail::descriptor_bytes(tx_->reserved(), sent);
-        return sent;
-      }
-      sum += f->size_;
-      slot = xdp_desc{f->address_, f->size_, 0};
-      if constexpr (detail::checks_kernel) on_tx[g.index(f->address_)] = 1;
-      record(f->address_, FramePlace::application, FramePlace::tx);
-      ++f;
-    }
-  }
-  bytes = sum;
-  return n;
-}
-
-// put_batch's rest from frames[i] on, the first empty one: packed into the slots from i on.
-std::uint32_t Queue::put_packed(const Frame* frames, std::uint32_t n, std::uint32_t i) noexcept {
-  const RingWindow<xdp_desc> tx = tx_->reserved();
-  std::uint32_t sent = i;
-  for (; i < n; ++i) {
-    const Frame& f = frames[i];
-    if (f.size_ == 0) {
-      pool_.give(f.address_);
-      record(f.address_, FramePlace::application, FramePlace::free);
-      detail::QueueCounters::add(counters_.refused, 1);
-      continue;
-    }
-    tx[sent++] = xdp_desc{f.address_, f.size_, 0};
-    to_tx(f.address_, FramePlace::application);
-  }
-  return sent;
 }
 
 TxBatch::~TxBatch() {
@@ -145,17 +158,18 @@ TxBatch::~TxBatch() {
 void Queue::end_batch(TxBatch& batch) noexcept {
   held_ -= batch.count_ - batch.next_;
   for (std::uint32_t i = batch.next_; i < batch.count_; ++i) {
-    pool_.give(batch.frames_[i].address_);
-    record(batch.frames_[i].address_, FramePlace::application, FramePlace::free);
+    pool_.give(batch.addresses_[i]);
+    record(batch.addresses_[i], FramePlace::application, FramePlace::free);
   }
   batch_open_ = false;
 }
 
 FrameRef Queue::keep(Frame& frame) noexcept {
   // Only a frame this queue's open batch handed to a handler or reader, once: a kept frame (a
-  // FrameRef's too), a TxBatch's or a pool frame (already the application's, their batch_ 0, which
-  // no batch is), one read from a Frames kept past its reader (given back), or another queue's
-  // would be lent twice. Refused and counted, as a send inside a batch is.
+  // FrameRef's too), a pool frame (the application's already, its batch_ 0, which no batch is),
+  // one read from a Frames kept past its reader (given back), or another queue's would be lent
+  // twice. Refused and counted, as a send inside a batch is. (A TxBatch's is a TxFrame, which
+  // keep() does not take.)
   const bool handed_now = (lacks_ & packet_rx) != 0 && frame.batch_ == batch_seq_;
   // Its bytes among this queue's frames (an address alone could be another UMEM's).
   const auto at = reinterpret_cast<std::uintptr_t>(frame.data_) -

@@ -76,7 +76,7 @@ void txpush_cell(const Run& run) {
       [&](Meter& meter) {
         std::optional<TxBatch> batch;
         meter.measured([&] { batch.emplace(q.allocate(meter.batch_size())); });
-        for (Frame& f : *batch) f.resize(64);
+        for (TxFrame f : *batch) f.resize(64);
         const std::uint32_t sent = meter.measured([&] {
           const std::uint32_t n = batch->send();
           batch.reset();  // ending the batch is the Queue's work too

@@ -28,9 +28,8 @@ class Queue;
 class Frame {
  public:
   // Not made, copied, assigned or swapped outside the Queue: a copy could be kept or sent while the
-  // Queue recycles the original (the frame lent twice), and a frame assigned into a TxBatch slot
-  // would be sent in the place of the pool frame the slot held (that one lost). A reader's Frames
-  // hands out a new Frame each time one is read (docs/api.md, "Misuse and exceptions").
+  // Queue recycles the original (the frame lent twice). A reader's Frames hands out a new Frame
+  // each time one is read (docs/api.md, "Misuse and exceptions").
   Frame(Frame&&) = delete;
   Frame& operator=(Frame&&) = delete;
 
@@ -60,7 +59,6 @@ class Frame {
  private:
   friend class Queue;
   friend class Frames;
-  friend class TxBatch;
   friend class FrameRef;
   Frame() = default;
   Frame(const Frame&) = default;

@@ -283,8 +283,6 @@ class Queue {
 
   // ---- Frames the application holds (src/queue_held.cpp) ----
   void end_batch(TxBatch& batch) noexcept;
-  std::uint32_t put_batch(const Frame* frames, std::uint32_t n, std::uint64_t& bytes) noexcept;
-  std::uint32_t put_packed(const Frame* frames, std::uint32_t n, std::uint32_t i) noexcept;
   void abandon(FrameRef& frame) noexcept;
   void end_held(std::uint64_t chunk) noexcept;
   void clear_ended() noexcept;
@@ -320,7 +318,8 @@ class Queue {
   std::array<std::uint64_t, max_batch> chunks_{};
   std::array<Frame, max_batch> frames_{};       // receive_packets' fragments
   std::array<xdp_desc, max_batch> admitted_{};  // a checked receive's, when one was refused
-  std::array<Frame, max_batch> tx_frames_{};
+  std::array<std::uint64_t, max_batch> tx_addresses_{};  // an open TxBatch's frames
+  std::array<std::uint32_t, max_batch> tx_sizes_{};
   detail::QueueCounters counters_;
   FrameLedger ledger_;
   int error_ = 0;

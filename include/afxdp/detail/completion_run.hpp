@@ -68,6 +68,7 @@ std::size_t accept_run(const FrameGeometry& g, const HomeRange& home, const std:
 inline void accept_all(const FrameGeometry& g, const std::uint64_t* in, std::size_t size,
                        std::uint64_t* free) noexcept {
   const std::uint64_t mask = g.chunk_mask;
+#pragma GCC unroll 4
   for (std::size_t k = 0; k < size; ++k) free[k] = in[k] & mask;
 }
 

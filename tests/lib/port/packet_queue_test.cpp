@@ -289,7 +289,7 @@ TEST(Packets, ServeHoldsAChainBackWhenTxHasNoRoomForAllOfIt) {
   ASSERT_TRUE(lb.inject(0, bytes_of(2, 9000)));
   {
     afxdp::TxBatch batch = q.allocate(8);
-    for (afxdp::Frame& f : batch) f.resize(60);
+    for (afxdp::TxFrame f : batch) f.resize(60);
     ASSERT_EQ(batch.send(), 8U);  // 8 of tx's 16 slots, one of them sent by the kick
   }
   const auto echo = [](Packet&) { return Verdict::send_back; };
@@ -320,7 +320,7 @@ TEST(Packets, TxBatchBuildsAMultiFragmentPacket) {
   std::size_t at = 0;
   std::uint32_t fragments = 0;
   while (at < packet.size()) {
-    afxdp::Frame& f = batch[fragments++];
+    afxdp::TxFrame f = batch[fragments++];
     const std::size_t n = std::min<std::size_t>(f.capacity(), packet.size() - at);
     ASSERT_TRUE(f.resize(static_cast<std::uint32_t>(n)));
     std::memcpy(f.data().data(), packet.data() + at, n);

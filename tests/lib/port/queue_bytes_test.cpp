@@ -94,6 +94,16 @@ TEST(QueueBytes, TxBatchAndFrameRefSendsAreCounted) {
   EXPECT_TRUE(q.send(std::move(kept[0])));
   EXPECT_EQ(q.stats().tx_bytes, 303U + 250U);
   EXPECT_EQ(q.stats().rx_bytes, 250U);
+  // An empty frame amid a batch is refused, and what it would have carried is not counted.
+  {
+    afxdp::TxBatch batch = q.allocate(3);
+    ASSERT_EQ(batch.size(), 3U);
+    ASSERT_TRUE(batch[0].resize(40));
+    ASSERT_TRUE(batch[2].resize(41));
+    EXPECT_EQ(batch.send(3), 3U);
+  }
+  EXPECT_EQ(q.stats().tx_bytes, 303U + 250U + 81U);
+  EXPECT_EQ(q.stats().refused, 1U);
 }
 
 TEST(QueueBytes, ReceivePacketsCountsEveryFragment) {

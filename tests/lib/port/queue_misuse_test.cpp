@@ -194,7 +194,7 @@ TEST(QueueMisuse, ADuplicatedCompletionIsRefusedWhileAnotherFrameIsInFlight) {
   EXPECT_EQ(q.account().free, free_before);
   afxdp::TxBatch all = q.allocate(afxdp::max_batch);
   std::set<std::uint64_t> distinct;
-  for (const Frame& f : all) distinct.insert(f.address());
+  for (const afxdp::TxFrame f : all) distinct.insert(f.address());
   EXPECT_EQ(distinct.size(), all.size());  // A once in the pool, B not lost
   EXPECT_TRUE(distinct.contains(a));
   EXPECT_TRUE(distinct.contains(b));
@@ -233,7 +233,7 @@ TEST(QueueMisuse, AllocateInsideAServeHandlerLosesNoDroppedFrame) {
   EXPECT_EQ(q.account().fill + q.account().free, q.frames());
   afxdp::TxBatch all = q.allocate(afxdp::max_batch);
   std::set<std::uint64_t> distinct;
-  for (const Frame& f : all) distinct.insert(f.address());
+  for (const afxdp::TxFrame f : all) distinct.insert(f.address());
   EXPECT_EQ(distinct.size(), all.size());
 }
 

@@ -91,7 +91,7 @@ std::uint64_t XskSource::send(std::uint64_t n, const Pace& pace, const SignalSto
       want = std::min(want, due_by_now > next ? due_by_now - next : 1);
     }
     TxBatch frames = s.q.allocate(static_cast<std::uint32_t>(want));
-    for (Frame& f : frames) f.resize(s.length);
+    for (TxFrame f : frames) f.resize(s.length);
     const std::uint32_t sent = frames.send();
     done += sent;
     // Paced: out now (the Queue would kick only once a few batches are on the ring).

@@ -71,7 +71,7 @@ class XskLink {
     TxBatch batch = queue_.allocate(n);
     const auto size = static_cast<std::uint32_t>(frame_.size());
     for (std::uint32_t i = 0; i < batch.size(); ++i) {
-      Frame& f = batch[i];
+      TxFrame f = batch[i];
       f.resize(size);
       std::memcpy(f.data().data(), frame_.data(), size);
       write_probe(f.data().data() + headers, book.next(i));

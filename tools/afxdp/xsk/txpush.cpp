@@ -138,7 +138,7 @@ void txpush_chains_loop(Queue& q, const std::stop_token& stop, const QueueContex
     std::uint32_t sent = 0;
     while (sent < n && batch.size() >= per_packet) {
       for (std::uint32_t k = 0; k < per_packet; ++k) {
-        Frame& f = batch[k];
+        TxFrame f = batch[k];
         const std::uint32_t at = k * o.frame_size;
         const std::uint32_t length = std::min(o.frame_size, size - at);
         f.resize(length);
@@ -182,7 +182,7 @@ void txpush_loop(Queue& q, const std::stop_token& stop, const QueueContext& c,
       continue;
     }
     TxBatch batch = q.allocate(n);
-    for (Frame& f : batch) {
+    for (TxFrame f : batch) {
       if (!replaying) {
         f.resize(length);
         continue;
