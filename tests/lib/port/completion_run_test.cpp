@@ -33,7 +33,7 @@ FrameGeometry geometry() {
 
 struct Home {
   std::vector<std::uint8_t> on_tx = std::vector<std::uint8_t>(frames, 1);  // all out on tx
-  std::vector<std::uint64_t> free = std::vector<std::uint64_t>(2 * 64, 0);
+  std::vector<std::uint64_t> free = std::vector<std::uint64_t>(std::size_t{2} * 64, 0);
   HomeRange range() { return {first, frames * frame_size, on_tx.data(), 11, free.data()}; }
 };
 

@@ -626,7 +626,8 @@ TEST(Queue, KeepRefusesAPoolFrameAndAnotherQueuesFrame) {
 }
 
 // Issue 17 item 9: txpush fed completion addresses to its frame pool (and, with --pcap, to a
-// memcpy) unchecked. A completion the queue never sent, or outside its frames, is refused.
+// memcpy) unchecked. A completion the queue never sent, or outside its frames, is refused: the
+// checked build's rule (every test preset's), where Release trusts the kernel (docs/library.md).
 TEST(Queue, ACompletionForAFrameNeverSentIsRefused) {
   Loopback lb({.frames_per_queue = 32, .ring_size = 16});
   Queue& q = lb.port().queues()[0];
